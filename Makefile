@@ -1,0 +1,21 @@
+# The README's test command is `make test`; .ci/run calls exactly that.
+GO ?= go
+PKG_TIMEOUT ?= 40m
+
+.PHONY: test lint test-main test-ext
+
+test: lint test-main test-ext
+
+lint:
+	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	cd xk6-resilience && $(GO) vet ./...
+
+# Packages run one at a time: the end-to-end scenarios measure latency and
+# must not share the two cores with another package's load.
+test-main:
+	$(GO) test -p 1 -count=1 -timeout $(PKG_TIMEOUT) ./...
+
+test-ext:
+	cd xk6-resilience && $(GO) test -count=1 -timeout $(PKG_TIMEOUT) ./...

@@ -1,0 +1,288 @@
+// Package assertions is the assertion language — k6-threshold-like checks
+// over a metric selector and a window of the run — and its evaluation over
+// a run record. It reads the run record only.
+package assertions
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Aggregations a check may apply to a metric.
+const (
+	AggP     = "p" // a percentile, p(N)
+	AggMed   = "med"
+	AggAvg   = "avg"
+	AggMin   = "min"
+	AggMax   = "max"
+	AggCount = "count"
+	AggRate  = "rate"
+	AggSum   = "sum"
+)
+
+var aggNames = []string{"p(N)", AggMed, AggAvg, AggMin, AggMax, AggCount, AggRate, AggSum}
+
+// Agg is the aggregation of a check: a function name and, for p(N), N.
+type Agg struct {
+	Func string
+	// P is the percentile of p(N), 0 < P ≤ 100.
+	P float64
+}
+
+// String writes the aggregation as it is spelled in a check.
+func (a Agg) String() string {
+	if a.Func == AggP {
+		return "p(" + strconv.FormatFloat(a.P, 'f', -1, 64) + ")"
+	}
+	return a.Func
+}
+
+// Op is a comparison operator.
+type Op string
+
+// The comparison operators.
+const (
+	OpLT Op = "<"
+	OpLE Op = "<="
+	OpGT Op = ">"
+	OpGE Op = ">="
+	OpEQ Op = "=="
+	OpNE Op = "!="
+)
+
+// Holds reports whether "a op b" is true; it is false when either is NaN.
+func (o Op) Holds(a, b float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return false
+	}
+	switch o {
+	case OpLT:
+		return a < b
+	case OpLE:
+		return a <= b
+	case OpGT:
+		return a > b
+	case OpGE:
+		return a >= b
+	case OpEQ:
+		return a == b
+	case OpNE:
+		return a != b
+	}
+	return false
+}
+
+// Check is one parsed check: "Agg Op K * baseline + X", or "Agg Op X" when
+// it does not use the baseline.
+type Check struct {
+	// Src is the check as written.
+	Src string
+	Agg Agg
+	Op  Op
+	// Baseline says the bound is K × (the same aggregation over the
+	// baseline window) + X.
+	Baseline bool
+	// K multiplies the baseline; 1 when not written.
+	K float64
+	// X is the constant part of the bound, in milliseconds when Duration.
+	X float64
+	// Duration says X was written with a duration unit (us, ms, s, m).
+	Duration bool
+}
+
+// Bound is the value the observed aggregate is compared with, given the
+// baseline's aggregate (ignored unless the check uses the baseline).
+func (c Check) Bound(baseline float64) float64 {
+	if !c.Baseline {
+		return c.X
+	}
+	return c.K*baseline + c.X
+}
+
+// ParseError is a malformed check or metric selector.
+type ParseError struct {
+	// Col is the 1-based byte column of the problem within the expression.
+	Col int
+	// Msg says what was expected and what was found.
+	Msg string
+}
+
+func (e *ParseError) Error() string { return fmt.Sprintf("column %d: %s", e.Col, e.Msg) }
+
+// unitMillis converts duration units to milliseconds, k6's unit for time.
+var unitMillis = map[string]float64{"us": 0.001, "ms": 1, "s": 1000, "m": 60_000}
+
+const opList = "<, <=, >, >=, ==, !="
+
+// ParseCheck parses a check such as "p(99) < 250ms", "rate < 0.01" or
+// "p(99.9) <= 1.5 * baseline + 20ms".
+func ParseCheck(s string) (Check, error) {
+	p := &parser{lex: lexer{src: s}}
+	p.next()
+	c := Check{Src: s, K: 1}
+	var err error
+	if c.Agg, err = p.agg(); err != nil {
+		return Check{}, err
+	}
+	if p.tok.kind != tOp {
+		return Check{}, p.expected("a comparison operator (" + opList + ")")
+	}
+	c.Op = Op(p.tok.text)
+	p.next()
+	if err := p.rhs(&c); err != nil {
+		return Check{}, err
+	}
+	if p.tok.kind != tEOF {
+		return Check{}, p.expected("the end of the check")
+	}
+	return c, nil
+}
+
+// ValidateCheck reports whether s is a well-formed check; the scenario
+// loader uses it as a hook.
+func ValidateCheck(s string) error {
+	_, err := ParseCheck(s)
+	return err
+}
+
+type parser struct {
+	lex lexer
+	tok token
+}
+
+func (p *parser) next() { p.tok = p.lex.next() }
+
+func (p *parser) expected(what string) error {
+	found := "the end"
+	if p.tok.kind != tEOF {
+		found = strconv.Quote(p.tok.text)
+	}
+	return &ParseError{Col: p.tok.col, Msg: "expected " + what + ", found " + found}
+}
+
+func (p *parser) agg() (Agg, error) {
+	if p.tok.kind != tIdent {
+		return Agg{}, p.expected("an aggregation (" + strings.Join(aggNames, ", ") + ")")
+	}
+	name := p.tok.text
+	switch name {
+	case AggMed, AggAvg, AggMin, AggMax, AggCount, AggRate, AggSum:
+		p.next()
+		return Agg{Func: name}, nil
+	case AggP:
+	default:
+		return Agg{}, p.expected("an aggregation (" + strings.Join(aggNames, ", ") + ")")
+	}
+	p.next()
+	if p.tok.kind != tLParen {
+		return Agg{}, p.expected(`"(" after p`)
+	}
+	p.next()
+	if p.tok.kind != tNum {
+		return Agg{}, p.expected("a percentile in (0, 100]")
+	}
+	n, col := p.tok.num, p.tok.col
+	if !(n > 0 && n <= 100) {
+		return Agg{}, &ParseError{Col: col, Msg: fmt.Sprintf("expected a percentile in (0, 100], found %s", p.tok.text)}
+	}
+	p.next()
+	if p.tok.kind != tRParen {
+		return Agg{}, p.expected(`")"`)
+	}
+	p.next()
+	return Agg{Func: AggP, P: n}, nil
+}
+
+// rhs parses: value | baseline [* K] [± value] | K * baseline [± value].
+func (p *parser) rhs(c *Check) error {
+	if p.tok.kind == tIdent && p.tok.text == "baseline" {
+		c.Baseline = true
+		p.next()
+		if p.tok.kind == tStar {
+			p.next()
+			k, err := p.plainNumber("a factor for baseline")
+			if err != nil {
+				return err
+			}
+			c.K = k
+		}
+		return p.offset(c)
+	}
+	v, isDur, col, err := p.value(c.Agg)
+	if err != nil {
+		return err
+	}
+	if p.tok.kind != tStar {
+		c.X, c.Duration = v, isDur
+		return nil
+	}
+	if isDur {
+		return &ParseError{Col: col, Msg: "expected a plain number as the factor of baseline, found a duration"}
+	}
+	p.next()
+	if p.tok.kind != tIdent || p.tok.text != "baseline" {
+		return p.expected(`"baseline" after "*"`)
+	}
+	p.next()
+	c.Baseline, c.K = true, v
+	return p.offset(c)
+}
+
+// offset parses an optional "+ X" or "- X" after a baseline term.
+func (p *parser) offset(c *Check) error {
+	if p.tok.kind != tPlus && p.tok.kind != tMinus {
+		return nil
+	}
+	sign := 1.0
+	if p.tok.kind == tMinus {
+		sign = -1
+	}
+	p.next()
+	v, isDur, _, err := p.value(c.Agg)
+	if err != nil {
+		return err
+	}
+	c.X, c.Duration = sign*v, isDur
+	return nil
+}
+
+// value parses a number with an optional duration unit, converted to ms.
+func (p *parser) value(agg Agg) (v float64, isDur bool, col int, err error) {
+	sign := 1.0
+	col = p.tok.col
+	if p.tok.kind == tMinus {
+		sign = -1
+		p.next()
+	}
+	if p.tok.kind != tNum {
+		return 0, false, 0, p.expected("a number, a duration (e.g. 250ms) or baseline")
+	}
+	v = sign * p.tok.num
+	p.next()
+	if _, isUnit := unitMillis[p.tok.text]; p.tok.kind == tIdent && (p.tok.adjacent || isUnit) {
+		mul, ok := unitMillis[p.tok.text]
+		if !ok {
+			return 0, false, 0, p.expected("a duration unit (us, ms, s, m)")
+		}
+		if agg.Func == AggCount || agg.Func == AggRate {
+			return 0, false, 0, &ParseError{Col: p.tok.col, Msg: fmt.Sprintf("expected a plain number for %s, found the duration unit %q", agg, p.tok.text)}
+		}
+		p.next()
+		return v * mul, true, col, nil
+	}
+	return v, false, col, nil
+}
+
+func (p *parser) plainNumber(what string) (float64, error) {
+	if p.tok.kind != tNum {
+		return 0, p.expected(what)
+	}
+	v := p.tok.num
+	p.next()
+	if p.tok.kind == tIdent && p.tok.adjacent {
+		return 0, &ParseError{Col: p.tok.col, Msg: fmt.Sprintf("expected a plain number as %s, found the unit %q", what, p.tok.text)}
+	}
+	return v, nil
+}

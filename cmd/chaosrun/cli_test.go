@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs one command line against buffers, as the real process would.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var so, se bytes.Buffer
+	st := &State{Stdout: &so, Stderr: &se, Getenv: func(string) string { return "" }}
+	code = Execute(context.Background(), st, args)
+	return code, so.String(), se.String()
+}
+
+func writeScenario(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const goodScenario = `version: 1
+name: tiny
+services:
+  ledger: {run: ledger}
+  bank:
+    run: bankservice
+    depends_on: [ledger]
+workload:
+  script: bank.js
+  duration: 10s
+  targets: [bank]
+faults:
+  - name: slow-ledger
+    kind: latency
+    edge: bank->ledger
+    start: 2s
+    duration: 3s
+    attributes: {latency: 100}
+assertions:
+  - name: fast
+    metric: http_req_duration{api:TransactCheck}
+    window: during slow-ledger
+    checks: ["p(99) < 2 * baseline"]
+`
+
+func TestCommandLines(t *testing.T) {
+	good := writeScenario(t, goodScenario)
+	// The error sits on line 16: a fault on an edge that does not exist.
+	badEdge := writeScenario(t, strings.Replace(goodScenario, "edge: bank->ledger", "edge: bank->vault", 1))
+	badCheck := writeScenario(t, strings.Replace(goodScenario, `"p(99) < 2 * baseline"`, `"p(99) <<< 2"`, 1))
+	cases := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string
+		wantStderr []string
+	}{
+		{"no args", nil, exitUsage, "", []string{"usage: chaosrun COMMAND"}},
+		{"help", []string{"help"}, exitOK, "", []string{"commands:", "validate"}},
+		{"unknown command", []string{"frobnicate"}, exitUsage, "", []string{`unknown command "frobnicate"`, "allowed: "}},
+		{"validate good", []string{"validate", good}, exitOK, "ok (tiny: 2 services, 1 faults, 1 assertions)", nil},
+		{"validate bad edge names its line", []string{"validate", badEdge}, exitUsage, "", []string{badEdge + ":16:", "faults[0].edge", "bank->ledger"}},
+		{"validate bad check", []string{"validate", badCheck}, exitUsage, "", []string{badCheck + ":24:", "assertions[0].checks[0]"}},
+		{"validate override", []string{"validate", "--set", "bank.replicas=99", good}, exitUsage, "", []string{"--set bank.replicas=99", "1 to 16"}},
+		{"validate missing file", []string{"validate", "nope.yaml"}, exitUsage, "", []string{"nope.yaml"}},
+		{"run bad scenario exits 2", []string{"run", badEdge}, exitUsage, "", []string{":16:"}},
+		{"run bad flag", []string{"run", "--bogus", good}, exitUsage, "", []string{"bogus"}},
+		{"run unknown testbed", []string{"run", "--testbed", "moon", good}, exitUsage, "", []string{`"moon"`, "allowed: "}},
+		{"run needs a scenario", []string{"run"}, exitUsage, "", []string{"usage: chaosrun run"}},
+		{"serve unknown", []string{"serve", "mainframe"}, exitUsage, "", []string{`unknown server "mainframe"`, "bankservice"}},
+		{"schema", []string{"schema"}, exitOK, `"$schema"`, nil},
+		{"version", []string{"version"}, exitOK, "chaosrun ", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, so, se := runCLI(t, tc.args...)
+			if code != tc.wantCode {
+				t.Errorf("exit code %d, want %d\nstdout: %s\nstderr: %s", code, tc.wantCode, so, se)
+			}
+			if tc.wantStdout != "" && !strings.Contains(so, tc.wantStdout) {
+				t.Errorf("stdout %q does not contain %q", so, tc.wantStdout)
+			}
+			for _, w := range tc.wantStderr {
+				if !strings.Contains(se, w) {
+					t.Errorf("stderr %q does not contain %q", se, w)
+				}
+			}
+		})
+	}
+}
+
+func TestCatalogValidates(t *testing.T) {
+	code, so, se := runCLI(t, "validate", "../../scenarios")
+	if code != exitOK {
+		t.Fatalf("catalog does not validate (exit %d):\n%s%s", code, so, se)
+	}
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chaosrun/chaosrun/record"
+)
+
+// The end-to-end tests run the real binary on the local testbed: real
+// child processes, real Toxiproxy, real k6 with the extension.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// chaosrunBinary builds the chaosrun binary once per test process.
+func chaosrunBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "chaosrun-e2e-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "chaosrun")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build chaosrun: %v", buildErr)
+	}
+	return binPath
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+type cmdResult struct {
+	code           int
+	stdout, stderr string
+	outDir         string
+}
+
+func runChaosrun(t *testing.T, timeout time.Duration, args ...string) cmdResult {
+	t.Helper()
+	outDir := t.TempDir()
+	cmd := exec.Command(chaosrunBinary(t), append([]string{"run", "--out-dir", outDir}, args...)...)
+	cmd.Dir = repoRoot(t)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("chaosrun %v did not finish within %s\nstderr:\n%s", args, timeout, se.String())
+	}
+	return cmdResult{code: cmd.ProcessState.ExitCode(), stdout: so.String(), stderr: se.String(), outDir: outDir}
+}
+
+func readRecord(t *testing.T, path string) *record.Run {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("run record: %v", err)
+	}
+	var r record.Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("run record: %v", err)
+	}
+	return &r
+}
+
+// assertNothingLeft checks that no process of the run is alive and none of
+// its addresses (services, Toxiproxy, proxies) accepts connections.
+func assertNothingLeft(t *testing.T, r *record.Run) {
+	t.Helper()
+	if len(r.Topology) == 0 {
+		t.Fatal("run record lists no topology: cannot check cleanup")
+	}
+	for _, s := range r.Topology {
+		if s.PID > 0 {
+			if err := syscall.Kill(s.PID, 0); err == nil || !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("%s (pid %d) still alive after the run", s.Name, s.PID)
+			}
+		}
+		addrs := []string{s.Address}
+		for _, a := range s.Proxies {
+			addrs = append(addrs, a)
+		}
+		for _, a := range addrs {
+			if c, err := net.DialTimeout("tcp", a, 300*time.Millisecond); err == nil {
+				c.Close()
+				t.Errorf("%s: %s still listens after the run", s.Name, a)
+			}
+		}
+	}
+}
+
+func skipShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end run (real k6, Toxiproxy and targets); not run with -short")
+	}
+}
+
+func TestSlowVaultBulkheadsAB(t *testing.T) {
+	skipShort(t)
+	cases := []struct {
+		name     string
+		args     []string
+		wantCode int
+	}{
+		{"bulkheads-on-holds", nil, exitOK},
+		{"bulkheads-off-breaches", []string{"--set", "bank.bulkheads=off"}, exitBreach},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append([]string{"--quiet"}, tc.args...), "scenarios/bank-slow-vault.yaml")
+			res := runChaosrun(t, 6*time.Minute, args...)
+			t.Logf("stdout:\n%s", res.stdout)
+			if res.code != tc.wantCode {
+				t.Fatalf("exit code %d, want %d\nstderr:\n%s", res.code, tc.wantCode, res.stderr)
+			}
+			r := readRecord(t, filepath.Join(res.outDir, "bank-slow-vault", "run.json"))
+			if r.Incomplete {
+				t.Fatalf("record incomplete: %v", r.Problems)
+			}
+			if tc.wantCode == exitBreach && !strings.Contains(res.stderr, "check-p99-isolated") {
+				t.Errorf("breach message does not name the assertion:\n%s", res.stderr)
+			}
+			// The fault's recorded start is within 100 ms of its schedule.
+			applied := 0
+			for _, f := range r.Faults {
+				skew := f.Actual.Sub(f.Scheduled)
+				if skew < 0 || skew > 100*time.Millisecond {
+					t.Errorf("fault %s %s %v after its scheduled time (want ≤ 100ms)", f.Fault, f.Action, skew)
+				}
+				if f.Action == record.Applied {
+					applied++
+				}
+			}
+			if applied != 1 {
+				t.Errorf("fault applied %d times, want 1: %+v", applied, r.Faults)
+			}
+			if len(r.Windows) < 50 {
+				t.Errorf("%d results windows for a 60s run", len(r.Windows))
+			}
+			if len(r.Scrapes) == 0 {
+				t.Error("no /metrics scrapes in the run record")
+			}
+			if _, err := os.Stat(filepath.Join(res.outDir, "bank-slow-vault", "summary.md")); err != nil {
+				t.Error(err)
+			}
+			assertNothingLeft(t, r)
+		})
+	}
+}
+
+func TestInterruptedRunCleansUp(t *testing.T) {
+	skipShort(t)
+	outDir := t.TempDir()
+	cmd := exec.Command(chaosrunBinary(t), "run", "--quiet", "--out-dir", outDir, "scenarios/bank-slow-vault.yaml")
+	cmd.Dir = repoRoot(t)
+	var se bytes.Buffer
+	cmd.Stderr = &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// Wait until load runs (k6 has written its log), then Ctrl-C mid-fault.
+	k6log := filepath.Join(outDir, "bank-slow-vault", "logs", "k6.log")
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		if _, err := os.Stat(k6log); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("load never started\n%s", se.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(25 * time.Second)
+	cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-done:
+	case <-time.After(45 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("chaosrun did not stop within 45s of SIGINT\n%s", se.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit code %d after SIGINT, want %d\n%s", code, exitInterrupted, se.String())
+	}
+	r := readRecord(t, filepath.Join(outDir, "bank-slow-vault", "run.json"))
+	if !r.Incomplete {
+		t.Error("an interrupted run's record is not marked incomplete")
+	}
+	reverted := false
+	for _, f := range r.Faults {
+		if f.Action == record.Reverted {
+			reverted = true
+		}
+	}
+	if !reverted {
+		t.Errorf("the fault active at the interrupt was not reverted: %+v", r.Faults)
+	}
+	assertNothingLeft(t, r)
+}

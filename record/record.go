@@ -1,0 +1,157 @@
+// Package record defines the run record: everything one scenario run observed,
+// on one clock, in a form that assertions and reports read without touching the
+// testbed, k6 or the targets.
+package record
+
+import (
+	"time"
+)
+
+// SchemaVersion is the version of the run record's JSON layout.
+const SchemaVersion = 1
+
+// Run is the record of one scenario run.
+type Run struct {
+	SchemaVersion int               `json:"schema_version"`
+	Scenario      string            `json:"scenario"`
+	File          string            `json:"file,omitempty"`
+	Seed          int64             `json:"seed"`
+	Testbed       string            `json:"testbed"`
+	Versions      map[string]string `json:"versions,omitempty"`
+	Overrides     []string          `json:"overrides,omitempty"`
+	// Start is when load started: offsets in the record count from here.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Planned is the scenario's load duration.
+	Planned    Duration      `json:"planned"`
+	Windows    []Window      `json:"windows"`
+	Faults     []FaultEvent  `json:"faults"`
+	Scrapes    []Scrape      `json:"scrapes,omitempty"`
+	Verdicts   []Verdict     `json:"verdicts,omitempty"`
+	Timings    Timings       `json:"timings"`
+	Incomplete bool          `json:"incomplete,omitempty"`
+	Problems   []string      `json:"problems,omitempty"`
+	Topology   []ServiceInfo `json:"topology,omitempty"`
+}
+
+// Timings breaks a run's wall time into its stages.
+type Timings struct {
+	Build    Duration `json:"build"`
+	Startup  Duration `json:"startup"`
+	Load     Duration `json:"load"`
+	Teardown Duration `json:"teardown"`
+}
+
+// ServiceInfo names one started service instance and where it listened.
+type ServiceInfo struct {
+	Name    string            `json:"name"`
+	Address string            `json:"address"`
+	PID     int               `json:"pid,omitempty"`
+	Proxies map[string]string `json:"proxies,omitempty"`
+}
+
+// Kind is the type of a k6 metric.
+type Kind string
+
+// The k6 metric kinds.
+const (
+	Trend   Kind = "trend"
+	Counter Kind = "counter"
+	Rate    Kind = "rate"
+	Gauge   Kind = "gauge"
+)
+
+// Window holds every series observed in one second of the run.
+type Window struct {
+	// Start is the first instant of the window (whole seconds, wall clock).
+	Start  time.Time `json:"start"`
+	Series []Series  `json:"series"`
+}
+
+// Series is one metric with one tag set, aggregated over a window.
+//
+// Trend: Count samples, Sum/Min/Max of their values (k6 units: ms for
+// durations), Hist an HDR histogram of the values in microunits (value×1000).
+// Counter: Sum is the total added, Count the number of samples.
+// Rate: Count samples, NonZero of them non-zero.
+// Gauge: Min, Max and Last value seen.
+type Series struct {
+	Metric  string            `json:"metric"`
+	Kind    Kind              `json:"kind"`
+	Tags    map[string]string `json:"tags,omitempty"`
+	Count   int64             `json:"count"`
+	Sum     float64           `json:"sum,omitempty"`
+	Min     float64           `json:"min,omitempty"`
+	Max     float64           `json:"max,omitempty"`
+	Last    float64           `json:"last,omitempty"`
+	NonZero int64             `json:"nonzero,omitempty"`
+	// Hist is an HDR histogram in its compressed, base64 encoding
+	// (hdrhistogram-go Encode(V2CompressedEncodingCookieBase)).
+	Hist string `json:"hist,omitempty"`
+}
+
+// FaultAction is what happened to a fault at an instant.
+type FaultAction string
+
+// Fault actions.
+const (
+	Applied  FaultAction = "applied"
+	Reverted FaultAction = "reverted"
+	Failed   FaultAction = "failed"
+)
+
+// FaultEvent records a fault being applied or reverted, with the time it was
+// scheduled for and the time it really took effect.
+type FaultEvent struct {
+	Fault     string      `json:"fault"`
+	Kind      string      `json:"kind"`
+	Target    string      `json:"target"`
+	Action    FaultAction `json:"action"`
+	Scheduled time.Time   `json:"scheduled"`
+	Actual    time.Time   `json:"actual"`
+	Error     string      `json:"error,omitempty"`
+	Detail    string      `json:"detail,omitempty"`
+}
+
+// Scrape is one reading of a target's /metrics.
+type Scrape struct {
+	Time     time.Time          `json:"time"`
+	Instance string             `json:"instance"`
+	Values   map[string]float64 `json:"values"`
+}
+
+// Verdict is the outcome of one assertion check.
+type Verdict struct {
+	Assertion string   `json:"assertion"`
+	Check     string   `json:"check"`
+	Metric    string   `json:"metric"`
+	Window    string   `json:"window"`
+	From      Duration `json:"from"`
+	To        Duration `json:"to"`
+	Observed  float64  `json:"observed"`
+	Bound     float64  `json:"bound"`
+	Unit      string   `json:"unit,omitempty"`
+	Pass      bool     `json:"pass"`
+	// Samples is how many samples the observed value rests on.
+	Samples int64  `json:"samples"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Duration is a time.Duration that reads and writes as "1.5s" in JSON.
+type Duration time.Duration
+
+// MarshalText writes the duration as Go's duration string.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText reads a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Offset is how far t lies after the run's start.
+func (r *Run) Offset(t time.Time) time.Duration { return t.Sub(r.Start) }

@@ -1,0 +1,185 @@
+// Package report turns a run record and its verdicts into what people read:
+// the terminal verdict table, a Markdown summary and the JSON record.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/chaosrun/chaosrun/record"
+)
+
+// Passed reports whether every verdict of the run passed and the run is
+// complete.
+func Passed(r *record.Run) bool {
+	if r.Incomplete || len(r.Verdicts) == 0 {
+		return false
+	}
+	for _, v := range r.Verdicts {
+		if !v.Pass {
+			return false
+		}
+	}
+	return true
+}
+
+// WriteJSON writes the run record to path, creating its folder.
+func WriteJSON(path string, r *record.Run) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("report: encode run record: %w", err)
+	}
+	return writeFile(path, append(b, '\n'))
+}
+
+// ReadJSON reads a run record written by WriteJSON.
+func ReadJSON(path string) (*record.Run, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	var r record.Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("report: %s: %w", path, err)
+	}
+	if r.SchemaVersion != record.SchemaVersion {
+		return nil, fmt.Errorf("report: %s: run record schema version %d (this chaosrun reads %d)", path, r.SchemaVersion, record.SchemaVersion)
+	}
+	return &r, nil
+}
+
+// writeFile writes atomically: a reader never sees half a report.
+func writeFile(path string, b []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// Table writes the verdict table: one row per assertion check.
+func Table(w io.Writer, r *record.Run) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "RESULT\tASSERTION\tCHECK\tOBSERVED\tBOUND\tWINDOW\n")
+	for _, v := range r.Verdicts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", result(v), v.Assertion, v.Check, observed(v), bound(v), v.Window)
+	}
+	tw.Flush()
+	for _, v := range r.Verdicts {
+		if v.Error != "" {
+			fmt.Fprintf(w, "  %s: %s\n", v.Assertion, v.Error)
+		}
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "problem: %s\n", p)
+	}
+	fmt.Fprintf(w, "%s: %s\n", r.Scenario, Headline(r))
+}
+
+// Headline is the one-word verdict with counts.
+func Headline(r *record.Run) string {
+	failed := 0
+	for _, v := range r.Verdicts {
+		if !v.Pass {
+			failed++
+		}
+	}
+	switch {
+	case r.Incomplete:
+		return fmt.Sprintf("INCOMPLETE (%d of %d checks failed)", failed, len(r.Verdicts))
+	case len(r.Verdicts) == 0:
+		return "NO CHECKS (a scenario without assertions proves nothing)"
+	case failed > 0:
+		return fmt.Sprintf("BREACH (%d of %d checks failed)", failed, len(r.Verdicts))
+	default:
+		return fmt.Sprintf("PASS (%d checks)", len(r.Verdicts))
+	}
+}
+
+func result(v record.Verdict) string {
+	if v.Pass {
+		return "pass"
+	}
+	return "FAIL"
+}
+
+func observed(v record.Verdict) string {
+	if v.Error != "" && v.Samples == 0 {
+		return "-"
+	}
+	return num(v.Observed, v.Unit)
+}
+
+func bound(v record.Verdict) string { return num(v.Bound, v.Unit) }
+
+func num(x float64, unit string) string {
+	s := fmt.Sprintf("%.4g", x)
+	if strings.Contains(s, "e") {
+		s = fmt.Sprintf("%.2f", x)
+	}
+	return s + unit
+}
+
+// Markdown is the run's summary for a pull request or a step summary:
+// the verdicts first, then the fault timeline and key figures.
+func Markdown(r *record.Run) string {
+	var b strings.Builder
+	icon := "✅"
+	if !Passed(r) {
+		icon = "❌"
+	}
+	fmt.Fprintf(&b, "## %s %s: %s\n\n", icon, r.Scenario, Headline(r))
+	b.WriteString("| result | assertion | check | observed | bound | window |\n|---|---|---|---|---|---|\n")
+	for _, v := range r.Verdicts {
+		fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s | %s |\n", result(v), v.Assertion, v.Check, observed(v), bound(v), v.Window)
+	}
+	for _, v := range r.Verdicts {
+		if v.Error != "" {
+			fmt.Fprintf(&b, "\n- **%s**: %s", v.Assertion, v.Error)
+		}
+	}
+	if len(r.Problems) > 0 {
+		b.WriteString("\n\n**Problems**\n\n")
+		for _, p := range r.Problems {
+			fmt.Fprintf(&b, "- %s\n", strings.ReplaceAll(p, "\n", " "))
+		}
+	}
+	if len(r.Faults) > 0 {
+		b.WriteString("\n\n### Fault timeline\n\n| fault | kind | target | action | scheduled | actual | skew |\n|---|---|---|---|---|---|---|\n")
+		for _, f := range r.Faults {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | +%s | +%s | %s |\n", f.Fault, f.Kind, f.Target, f.Action,
+				r.Offset(f.Scheduled).Round(1e6), r.Offset(f.Actual).Round(1e6), f.Actual.Sub(f.Scheduled).Round(1e5))
+		}
+	}
+	fmt.Fprintf(&b, "\nseed %d · testbed %s · load %s · start-up %s · teardown %s\n", r.Seed, r.Testbed,
+		timeOf(r.Timings.Load), timeOf(r.Timings.Startup), timeOf(r.Timings.Teardown))
+	if len(r.Overrides) > 0 {
+		fmt.Fprintf(&b, "\noverrides: `%s`\n", strings.Join(r.Overrides, "`, `"))
+	}
+	return b.String()
+}
+
+func timeOf(d record.Duration) string {
+	t, _ := d.MarshalText()
+	return string(t)
+}
+
+// WriteMarkdown writes Markdown(r) to path.
+func WriteMarkdown(path string, r *record.Run) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return writeFile(path, []byte(Markdown(r)))
+}

@@ -1,0 +1,358 @@
+// Package runner runs one scenario end to end: testbed up, k6 load, the
+// fault schedule, /metrics scrapes, assertions, testbed down — and returns the
+// run record, complete or marked incomplete, on every path.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chaosrun/chaosrun/assertions"
+	"github.com/chaosrun/chaosrun/clock"
+	"github.com/chaosrun/chaosrun/faults"
+	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/testbed"
+	"github.com/chaosrun/chaosrun/workloads/k6run"
+	"github.com/chaosrun/chaosrun/workloads/stream"
+)
+
+// Options configures one run.
+type Options struct {
+	Scenario *scenario.Scenario
+	Testbed  testbed.Testbed
+	// K6 is the k6 binary (built with xk6-resilience).
+	K6 string
+	// ScriptDir is where workload scripts named in scenarios live.
+	ScriptDir string
+	// OutDir receives k6's log and the services' logs.
+	OutDir string
+	// Timeout bounds the whole run; 0 derives it from the scenario.
+	Timeout time.Duration
+	// Progress receives a live status line once a second; nil for none.
+	Progress io.Writer
+	// Overwrite makes the progress line rewrite itself (a terminal).
+	Overwrite bool
+	Clock     clock.Clock
+	Versions  map[string]string
+	Overrides []string
+	// BuildTime is how long getting the k6 binary took, for the record.
+	BuildTime time.Duration
+}
+
+// ErrInterrupted marks a run stopped by its context (Ctrl-C, SIGTERM).
+var ErrInterrupted = errors.New("run interrupted")
+
+// HardLimit is the wall-clock bound of a run: the scenario's timeout, or
+// the load duration plus three minutes for start-up, grace and teardown.
+func HardLimit(sc *scenario.Scenario, override time.Duration) time.Duration {
+	if override > 0 {
+		return override
+	}
+	if sc.Timeout > 0 {
+		return sc.Timeout.Std()
+	}
+	return sc.Workload.Duration.Std() + 3*time.Minute
+}
+
+// Run runs the scenario. It returns the run record even when it fails; the
+// record is then marked incomplete with the reasons in Problems.
+func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
+	sc := o.Scenario
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	seed := sc.Seed
+	if seed == 0 {
+		seed = rand.Int64N(1<<31) + 1
+	}
+	rec = &record.Run{
+		SchemaVersion: record.SchemaVersion,
+		Scenario:      sc.Name,
+		File:          sc.File,
+		Seed:          seed,
+		Testbed:       o.Testbed.Name(),
+		Versions:      o.Versions,
+		Overrides:     o.Overrides,
+		Planned:       record.Duration(sc.Workload.Duration),
+	}
+	rec.Timings.Build = record.Duration(o.BuildTime)
+	fail := func(e error) {
+		rec.Incomplete = true
+		rec.Problems = append(rec.Problems, e.Error())
+		if err == nil {
+			err = e
+		}
+	}
+
+	limit := HardLimit(sc, o.Timeout)
+	ctx, cancelLimit := context.WithTimeoutCause(ctx, limit, fmt.Errorf("run exceeded its wall-clock limit of %s", limit))
+	defer cancelLimit()
+
+	// Teardown happens on every path, with its own bounded context.
+	defer func() {
+		t0 := time.Now()
+		downCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if derr := o.Testbed.Down(downCtx); derr != nil {
+			fail(fmt.Errorf("teardown: %w", derr))
+		}
+		rec.Timings.Teardown = record.Duration(time.Since(t0))
+	}()
+
+	t0 := time.Now()
+	topo, uerr := o.Testbed.Up(ctx, sc)
+	rec.Timings.Startup = record.Duration(time.Since(t0))
+	if uerr != nil {
+		fail(interrupted(ctx, fmt.Errorf("testbed: %w", uerr)))
+		return rec, err
+	}
+	rec.Topology = append(rec.Topology, record.ServiceInfo{Name: "toxiproxy", Address: strings.TrimPrefix(topo.ToxiproxyURL, "http://"), PID: topo.ToxiproxyPID, Proxies: topo.Proxies})
+	for _, in := range topo.Instances {
+		rec.Topology = append(rec.Topology, record.ServiceInfo{Name: in.Name, Address: in.Address, PID: in.PID})
+	}
+
+	recv, lerr := stream.Listen(ctx)
+	if lerr != nil {
+		fail(fmt.Errorf("results stream: %w", lerr))
+		return rec, err
+	}
+	defer recv.Close()
+
+	env, eerr := k6Env(sc, topo, seed)
+	if eerr != nil {
+		fail(eerr)
+		return rec, err
+	}
+	script := sc.Workload.Script
+	if !filepath.IsAbs(script) {
+		script = resolveScript(o.ScriptDir, sc.File, script)
+	}
+
+	loadCtx, stopLoad := context.WithCancel(ctx)
+	defer stopLoad()
+	k6done := make(chan k6outcome, 1)
+	go func() {
+		res, rerr := k6run.Run(loadCtx, k6run.Spec{
+			Binary:     o.K6,
+			Script:     script,
+			Env:        env,
+			StreamAddr: recv.Addr(),
+			LogPath:    filepath.Join(o.OutDir, "logs", "k6.log"),
+		})
+		k6done <- k6outcome{res, rerr}
+	}()
+
+	// Load starts when the results output says hello: faults and offsets
+	// count from there.
+	var k6out *k6outcome
+	select {
+	case <-recv.Started():
+		rec.Start = recv.StartTime()
+	case out := <-k6done:
+		k6out = &out
+		fail(fmt.Errorf("k6 ended before load started: %v%s", out.err, tailOf(out.res)))
+		return rec, err
+	case derr := <-topo.Died:
+		fail(derr)
+		return rec, err
+	case <-time.After(90 * time.Second):
+		fail(errors.New("k6 did not start load within 90s"))
+		return rec, err
+	case <-ctx.Done():
+		fail(interrupted(ctx, ctx.Err()))
+		return rec, err
+	}
+
+	scr := newScraper()
+	scrapeCtx, stopScrape := context.WithCancel(context.Background())
+	var bg sync.WaitGroup
+	bg.Go(func() { scr.run(scrapeCtx, topo.Instances, time.Second) })
+
+	active := newActiveSet()
+	var events []record.FaultEvent
+	var evMu sync.Mutex
+	schedCtx, stopSched := context.WithCancel(context.Background())
+	schedDone := make(chan error, 1)
+	fenv := &faultEnv{sc: sc, api: faults.NewToxiproxyAPI(topo.ToxiproxyURL)}
+	go func() {
+		schedDone <- faults.Run(schedCtx, o.Clock, rec.Start, sc.Faults, fenv, func(ev record.FaultEvent) {
+			evMu.Lock()
+			events = append(events, ev)
+			evMu.Unlock()
+			active.note(ev)
+		})
+	}()
+
+	prog := newProgress(o.Progress, o.Overwrite, sc.Workload.Duration.Std(), rec.Start, active)
+	recv.OnWindow(prog.window)
+	progCtx, stopProg := context.WithCancel(context.Background())
+	bg.Go(func() { prog.run(progCtx) })
+
+	if k6out == nil {
+		select {
+		case out := <-k6done:
+			k6out = &out
+		case derr := <-topo.Died:
+			fail(derr)
+		case <-ctx.Done():
+			fail(interrupted(ctx, context.Cause(ctx)))
+		}
+	}
+	rec.End = time.Now()
+	if k6out == nil {
+		stopLoad()
+		select {
+		case out := <-k6done:
+			k6out = &out
+		case <-time.After(15 * time.Second):
+			fail(errors.New("k6 did not stop within 15s of being told to"))
+		}
+	}
+	stopSched()
+	if serr := <-schedDone; serr != nil && !errors.Is(serr, context.Canceled) {
+		fail(fmt.Errorf("fault schedule: %w", serr))
+	}
+	stopScrape()
+	stopProg()
+	bg.Wait()
+	prog.finish()
+
+	if k6out != nil {
+		switch {
+		case k6out.err != nil:
+			fail(fmt.Errorf("k6: %w%s", k6out.err, tailOf(k6out.res)))
+		case k6out.res.ExitCode != 0 && !k6out.res.ThresholdsFailed:
+			fail(fmt.Errorf("k6 exited with code %d%s", k6out.res.ExitCode, tailOf(k6out.res)))
+		}
+	}
+	if !recv.WaitEnded(5 * time.Second) {
+		fail(errors.New("the results stream ended without its end marker: k6 stopped early"))
+	}
+	recv.Close()
+	sum := recv.Summary()
+	if sum.Malformed > 0 {
+		rec.Problems = append(rec.Problems, fmt.Sprintf("results stream: %d malformed lines ignored (first: %v)", sum.Malformed, sum.Errors[0]))
+	}
+	if sum.Dropped > 0 {
+		rec.Problems = append(rec.Problems, fmt.Sprintf("results stream: the output dropped %d samples", sum.Dropped))
+	}
+	rec.Windows = sum.Windows
+	evMu.Lock()
+	rec.Faults = events
+	evMu.Unlock()
+	for _, ev := range rec.Faults {
+		if ev.Action == record.Failed {
+			fail(fmt.Errorf("fault %s could not be %s: %s", ev.Fault, "applied", ev.Error))
+		}
+	}
+	rec.Scrapes, _ = scr.results()
+	rec.Timings.Load = record.Duration(rec.End.Sub(rec.Start))
+	rec.Verdicts = assertions.Evaluate(rec, sc.Assertions)
+	return rec, err
+}
+
+type k6outcome struct {
+	res k6run.Result
+	err error
+}
+
+func tailOf(r k6run.Result) string {
+	if strings.TrimSpace(r.Tail) == "" {
+		return ""
+	}
+	return "\n  last lines of k6's output:\n    " + strings.ReplaceAll(strings.TrimSpace(r.Tail), "\n", "\n    ")
+}
+
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	return fmt.Errorf("%w: %v", ErrInterrupted, err)
+}
+
+// k6Env is the environment handed to the workload script.
+func k6Env(sc *scenario.Scenario, topo *testbed.Topology, seed int64) (map[string]string, error) {
+	env := map[string]string{
+		"DURATION":          sc.Workload.Duration.Std().String(),
+		"CHAOSRUN_SEED":     fmt.Sprint(seed),
+		"CHAOSRUN_SCENARIO": sc.Name,
+	}
+	for k, v := range sc.Workload.Params {
+		env[k] = v
+	}
+	for _, t := range sc.Workload.Targets {
+		u, err := topo.TargetURL(t)
+		if err != nil {
+			return nil, err
+		}
+		env["TARGET_"+envName(t)] = u
+	}
+	return env, nil
+}
+
+func envName(s string) string {
+	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(s))
+}
+
+// resolveScript finds a script beside the scenario first, then in ScriptDir.
+func resolveScript(scriptDir, scenarioFile, script string) string {
+	if scenarioFile != "" {
+		p := filepath.Join(filepath.Dir(scenarioFile), script)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return filepath.Join(scriptDir, script)
+}
+
+// faultEnv lets the schedule reach the testbed's proxies.
+type faultEnv struct {
+	sc  *scenario.Scenario
+	api faults.ToxicAPI
+}
+
+func (e *faultEnv) ProxiesFor(edge string) ([]string, error) { return e.sc.ProxiesFor(edge) }
+func (e *faultEnv) Toxics() faults.ToxicAPI                  { return e.api }
+
+// activeSet tracks which faults are in force, for the progress line.
+type activeSet struct {
+	mu  sync.Mutex
+	set map[string]bool
+}
+
+func newActiveSet() *activeSet { return &activeSet{set: map[string]bool{}} }
+
+func (a *activeSet) note(ev record.FaultEvent) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch ev.Action {
+	case record.Applied:
+		a.set[ev.Fault] = true
+	default:
+		delete(a.set, ev.Fault)
+	}
+}
+
+func (a *activeSet) names() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]string, 0, len(a.set))
+	for n := range a.set {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

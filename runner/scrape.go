@@ -1,0 +1,123 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/testbed"
+)
+
+// scraper reads every instance's /metrics once a second.
+type scraper struct {
+	client *http.Client
+	mu     sync.Mutex
+	out    []record.Scrape
+	errs   map[string]int
+}
+
+func newScraper() *scraper {
+	return &scraper{client: &http.Client{Timeout: 800 * time.Millisecond}, errs: map[string]int{}}
+}
+
+// run scrapes until ctx ends.
+func (s *scraper) run(ctx context.Context, instances []testbed.Instance, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var wg sync.WaitGroup
+		for _, in := range instances {
+			wg.Go(func() {
+				vals, err := s.scrape(ctx, "http://"+in.Address+"/metrics")
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				if err != nil {
+					s.errs[in.Name]++
+					return
+				}
+				s.out = append(s.out, record.Scrape{Time: time.Now(), Instance: in.Name, Values: vals})
+			})
+		}
+		wg.Wait()
+	}
+}
+
+// scrape reads one /metrics page into "name{labels}" → value, leaving out
+// the Go runtime's and the process's own families.
+func (s *scraper) scrape(ctx context.Context, url string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return parseMetrics(io.LimitReader(resp.Body, 4<<20))
+}
+
+// parseMetrics flattens a Prometheus text page.
+func parseMetrics(r io.Reader) (map[string]float64, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	for name, fam := range fams {
+		if strings.HasPrefix(name, "go_") || strings.HasPrefix(name, "process_") || strings.HasPrefix(name, "promhttp_") {
+			continue
+		}
+		for _, m := range fam.GetMetric() {
+			labels := make([]string, 0, len(m.GetLabel()))
+			for _, l := range m.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			sort.Strings(labels)
+			key := name
+			if len(labels) > 0 {
+				key += "{" + strings.Join(labels, ",") + "}"
+			}
+			switch {
+			case m.GetCounter() != nil:
+				out[key] = m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				out[key] = m.GetGauge().GetValue()
+			case m.GetHistogram() != nil:
+				out[key+"_count"] = float64(m.GetHistogram().GetSampleCount())
+				out[key+"_sum"] = m.GetHistogram().GetSampleSum()
+			case m.GetSummary() != nil:
+				out[key+"_count"] = float64(m.GetSummary().GetSampleCount())
+				out[key+"_sum"] = m.GetSummary().GetSampleSum()
+			case m.GetUntyped() != nil:
+				out[key] = m.GetUntyped().GetValue()
+			}
+		}
+	}
+	return out, nil
+}
+
+func (s *scraper) results() ([]record.Scrape, map[string]int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sort.SliceStable(s.out, func(i, j int) bool { return s.out[i].Time.Before(s.out[j].Time) })
+	return s.out, s.errs
+}

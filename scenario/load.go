@@ -1,0 +1,156 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Options are the checks that other packages know how to make; a nil hook
+// skips its check.
+type Options struct {
+	// FaultKind checks a fault kind and its attributes.
+	FaultKind func(kind string, attrs map[string]float64) error
+	// Check checks one assertion check expression.
+	Check func(expr string) error
+	// Metric checks an assertion's metric selector.
+	Metric func(selector string) error
+	// Targets are the built-in target names allowed in run:; nil accepts
+	// any non-empty name.
+	Targets []string
+}
+
+// Load reads, decodes and validates a scenario file.
+func Load(path string, opts Options) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	return Parse(path, data, opts)
+}
+
+// Parse decodes and validates a scenario; file names it in errors. On
+// failure the error is an Errors listing every problem found.
+func Parse(file string, data []byte, opts Options) (*Scenario, error) {
+	s := &Scenario{File: file, meta: newMeta()}
+	root, errs := parseYAML(file, data)
+	if errs != nil {
+		return nil, errs
+	}
+	d := &decoder{file: file, m: s.meta, budget: maxNodes}
+	d.value(root, reflect.ValueOf(s).Elem(), "", false)
+	s.Order = s.meta.order["services"]
+	for name, svc := range s.Services {
+		if svc == nil {
+			s.Services[name] = &Service{}
+		}
+	}
+	if err := validate(s, opts, d.errs); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// yamlLine matches the position yaml.v3 puts in its syntax errors.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlAnchor matches yaml.v3's error for an alias to no anchor.
+var yamlAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+
+// parseYAML parses exactly one YAML document into its root node.
+func parseYAML(file string, data []byte) (*yaml.Node, Errors) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, Errors{{File: file, Line: 1, Col: 1, Msg: "the file is empty"}}
+		}
+		return nil, Errors{yamlError(file, data, err)}
+	}
+	if len(doc.Content) == 0 {
+		return nil, Errors{{File: file, Line: 1, Col: 1, Msg: "the file is empty"}}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, Errors{{File: file, Line: extra.Line, Col: extra.Column, Msg: "a scenario file holds one YAML document; found another"}}
+	} else if !errors.Is(err, io.EOF) {
+		return nil, Errors{yamlError(file, data, err)}
+	}
+	return doc.Content[0], nil
+}
+
+// yamlParserProblems are the messages of yaml.v3's parser (not scanner)
+// errors, whose reported line is 0-based.
+var yamlParserProblems = []string{
+	"did not find expected ',' or ']'",
+	"did not find expected ',' or '}'",
+	"did not find expected '-' indicator",
+	"did not find expected key",
+	"did not find expected node content",
+	"did not find expected <document start>",
+	"did not find expected <stream-start>",
+	"found duplicate %YAML directive",
+	"found duplicate %TAG directive",
+	"found incompatible YAML document",
+	"found undefined tag handle",
+}
+
+// yamlError turns a yaml.v3 syntax error into an Error with its line (and
+// column, for a tab).
+func yamlError(file string, data []byte, err error) *Error {
+	msg := err.Error()
+	m := yamlLine.FindStringSubmatch(msg)
+	if m == nil {
+		problem := trimYAMLPrefix(msg)
+		e := &Error{File: file, Msg: "invalid YAML: " + problem}
+		if slices.Contains(yamlParserProblems, problem) {
+			e.Line = 1 // the parser leaves out line 0 (the first)
+		}
+		if a := yamlAnchor.FindStringSubmatch(problem); a != nil {
+			if i := bytes.Index(data, []byte("*"+a[1])); i >= 0 {
+				e.Line = bytes.Count(data[:i], []byte("\n")) + 1
+				e.Col = i - bytes.LastIndexByte(data[:i], '\n')
+			}
+		}
+		return e
+	}
+	line, _ := strconv.Atoi(m[1])
+	problem := m[2]
+	if slices.Contains(yamlParserProblems, problem) {
+		line++
+	}
+	e := &Error{File: file, Line: line, Msg: "invalid YAML: " + problem}
+	lines := bytes.Split(data, []byte("\n"))
+	if line >= 1 && line <= len(lines) {
+		if col := bytes.IndexByte(lines[line-1], '\t'); col >= 0 && isIndent(lines[line-1], col) {
+			e.Col = col + 1
+			e.Msg += " (a tab: indent with spaces)"
+		}
+	}
+	return e
+}
+
+// isIndent reports whether position col of line is in its leading blanks.
+func isIndent(line []byte, col int) bool {
+	for _, c := range line[:col] {
+		if c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+func trimYAMLPrefix(msg string) string {
+	if len(msg) > 6 && msg[:6] == "yaml: " {
+		return msg[6:]
+	}
+	return msg
+}

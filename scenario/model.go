@@ -1,0 +1,106 @@
+// Package scenario is the scenario model (format v1): the services and their
+// dependency edges, the workload, the fault schedule and the assertions. It
+// loads and validates YAML with file:line:col errors and knows nothing of
+// Docker, k6 or HTTP.
+package scenario
+
+import "time"
+
+// Scenario is one resilience claim, ready to run.
+type Scenario struct {
+	// Version is the format version; 1 is the only one.
+	Version     int    `yaml:"version" json:"version" jsonschema:"enum=1"`
+	Name        string `yaml:"name" json:"name" jsonschema:"pattern=^[a-z0-9][a-z0-9-]*$"`
+	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	// Seed makes every random choice of the run reproducible; 0 picks one.
+	Seed int64 `yaml:"seed,omitempty" json:"seed,omitempty"`
+	// Timeout bounds the whole run's wall time; 0 derives it from the workload.
+	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Services by name, in file order (Order).
+	Services   map[string]*Service `yaml:"services" json:"services"`
+	Workload   Workload            `yaml:"workload" json:"workload"`
+	Faults     []Fault             `yaml:"faults,omitempty" json:"faults,omitempty"`
+	Assertions []Assertion         `yaml:"assertions,omitempty" json:"assertions,omitempty"`
+
+	// Order lists service names as they appear in the file.
+	Order []string `yaml:"-" json:"-"`
+	// File is where the scenario was loaded from.
+	File string `yaml:"-" json:"-"`
+
+	// meta remembers where each value came from (file position or --set
+	// flag) and which defaults were filled, for errors after overrides.
+	meta *meta
+}
+
+// Service is one service of the topology.
+type Service struct {
+	// Run names a built-in target served by `chaosrun serve` (bankservice,
+	// ledger, vault, kvdispatcher, kvstore).
+	Run string `yaml:"run" json:"run"`
+	// Replicas is how many instances run; default 1.
+	Replicas int `yaml:"replicas,omitempty" json:"replicas,omitempty" jsonschema:"minimum=1,maximum=16"`
+	// Config is passed to the target as --key=value flags.
+	Config map[string]string `yaml:"config,omitempty" json:"config,omitempty"`
+	// DependsOn names the services this one calls; each becomes a Toxiproxy
+	// edge "from->to" (one proxy per replica of the callee).
+	DependsOn []string `yaml:"depends_on,omitempty" json:"depends_on,omitempty"`
+	// Health is the readiness path; default /healthz.
+	Health string `yaml:"health,omitempty" json:"health,omitempty"`
+}
+
+// Workload is the k6 load of the run.
+type Workload struct {
+	// Script is a k6 script in workloads/ (or a path relative to the scenario).
+	Script string `yaml:"script" json:"script"`
+	// Duration is how long load runs.
+	Duration Duration `yaml:"duration" json:"duration"`
+	// Targets lists the services k6 sends load to; each is given to the
+	// script as the environment variable TARGET_<NAME> (a base URL).
+	Targets []string `yaml:"targets" json:"targets"`
+	// Params are passed to the script as environment variables (__ENV).
+	Params map[string]string `yaml:"params,omitempty" json:"params,omitempty"`
+}
+
+// Fault is one entry of the fault schedule.
+type Fault struct {
+	Name string `yaml:"name" json:"name"`
+	// Kind is a registered fault kind (latency, bandwidth, slow_close,
+	// timeout, reset_peer, limit_data, proxy_down).
+	Kind string `yaml:"kind" json:"kind"`
+	// Edge is "from->to" (every replica of to) or "from->to.N" (one replica).
+	Edge string `yaml:"edge" json:"edge"`
+	// Start is the offset from load start; Duration how long the fault lasts.
+	Start    Duration `yaml:"start" json:"start"`
+	Duration Duration `yaml:"duration" json:"duration"`
+	// Direction is downstream (default) or upstream, as in Toxiproxy.
+	Direction string `yaml:"direction,omitempty" json:"direction,omitempty" jsonschema:"enum=downstream,enum=upstream"`
+	// Toxicity is the fraction of connections affected; default 1.
+	Toxicity *float64 `yaml:"toxicity,omitempty" json:"toxicity,omitempty" jsonschema:"minimum=0,maximum=1"`
+	// Attributes are the kind's parameters (e.g. latency: 2000, jitter: 100).
+	Attributes map[string]float64 `yaml:"attributes,omitempty" json:"attributes,omitempty"`
+}
+
+// Assertion checks one metric over one window.
+type Assertion struct {
+	Name string `yaml:"name" json:"name"`
+	// Metric is a k6 metric with optional tag filters:
+	// http_req_duration{api:TransactCheck,status:200}.
+	Metric string `yaml:"metric" json:"metric"`
+	// Window is "whole", "before FAULT", "during FAULT" or "after FAULT";
+	// default whole.
+	Window string `yaml:"window,omitempty" json:"window,omitempty"`
+	// Settle skips the first part of the window (e.g. while a fault bites).
+	Settle Duration `yaml:"settle,omitempty" json:"settle,omitempty"`
+	// Baseline is the window that "baseline" in a check refers to; default
+	// "before" the first fault.
+	Baseline string `yaml:"baseline,omitempty" json:"baseline,omitempty"`
+	// Checks are k6-threshold-like expressions: "p(99) < 250ms",
+	// "rate < 0.01", "count == 0", "p(99) < 1.5 * baseline".
+	Checks []string `yaml:"checks" json:"checks"`
+}
+
+// Duration is a time.Duration written as "20s" or "1m30s" in YAML.
+type Duration time.Duration
+
+// Std returns the duration as a time.Duration.
+func (d Duration) Std() time.Duration { return time.Duration(d) }

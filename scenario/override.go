@@ -1,0 +1,218 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// overrideForms lists what --set accepts, for errors.
+const overrideForms = "SERVICE.KEY=VALUE (config), SERVICE.config.KEY=VALUE, SERVICE.replicas=N, " +
+	"workload.duration=D, workload.script=FILE, workload.params.KEY=VALUE, seed=N, timeout=D, " +
+	"faults.NAME.start=D, faults.NAME.duration=D, faults.NAME.direction=DIR, faults.NAME.toxicity=X, " +
+	"faults.NAME.attributes.KEY=N"
+
+// Apply applies --set overrides (KEY=VALUE each) to a scenario. It checks
+// their form and types; call Validate afterwards for the rest. Errors name
+// the flag, e.g. `--set bank.bulkhead=off: unknown service "bank"`.
+func Apply(s *Scenario, sets []string) error {
+	m := metaOf(s)
+	var errs Errors
+	for _, set := range sets {
+		path, err := apply(s, set)
+		if err != nil {
+			errs = append(errs, &Error{File: "--set " + set, Msg: err.Error(), Allowed: allowedOf(err)})
+			continue
+		}
+		m.overridden(path, set)
+	}
+	return errs.errOrNil()
+}
+
+// allowedError is an error with an "allowed" part.
+type allowedError struct {
+	msg, allowed string
+}
+
+func (e *allowedError) Error() string { return e.msg }
+
+func allowedOf(err error) string {
+	if a, ok := err.(*allowedError); ok {
+		return a.allowed
+	}
+	return ""
+}
+
+func errAllowed(allowed, format string, args ...any) error {
+	return &allowedError{msg: fmt.Sprintf(format, args...), allowed: allowed}
+}
+
+// apply applies one override and returns the field path it set.
+func apply(s *Scenario, set string) (string, error) {
+	key, val, ok := strings.Cut(set, "=")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" {
+		return "", errAllowed(overrideForms, "want KEY=VALUE")
+	}
+	parts := strings.Split(key, ".")
+	switch parts[0] {
+	case "seed":
+		if len(parts) != 1 {
+			return "", errAllowed(overrideForms, "unknown key %q", key)
+		}
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err != nil {
+			return "", fmt.Errorf("seed: want an integer, got %q", val)
+		}
+		s.Seed = n
+		return "seed", nil
+	case "timeout":
+		if len(parts) != 1 {
+			return "", errAllowed(overrideForms, "unknown key %q", key)
+		}
+		d, err := parseDuration(val)
+		if err != nil {
+			return "", fmt.Errorf("timeout: %w", err)
+		}
+		s.Timeout = d
+		return "timeout", nil
+	case "workload":
+		return applyWorkload(s, parts[1:], val)
+	case "faults":
+		return applyFault(s, parts[1:], val)
+	}
+	return applyService(s, parts, val)
+}
+
+func applyWorkload(s *Scenario, parts []string, val string) (string, error) {
+	const allowed = "workload.duration, workload.script, workload.params.KEY"
+	switch {
+	case len(parts) == 1 && parts[0] == "duration":
+		d, err := parseDuration(val)
+		if err != nil {
+			return "", fmt.Errorf("workload.duration: %w", err)
+		}
+		s.Workload.Duration = d
+		return "workload.duration", nil
+	case len(parts) == 1 && parts[0] == "script":
+		s.Workload.Script = val
+		return "workload.script", nil
+	case len(parts) >= 2 && parts[0] == "params":
+		k := strings.Join(parts[1:], ".")
+		if s.Workload.Params == nil {
+			s.Workload.Params = map[string]string{}
+		}
+		s.Workload.Params[k] = val
+		return "workload.params." + k, nil
+	}
+	return "", errAllowed(allowed, "unknown workload key %q", "workload."+strings.Join(parts, "."))
+}
+
+func applyFault(s *Scenario, parts []string, val string) (string, error) {
+	const allowed = "start, duration, direction, toxicity, attributes.KEY"
+	if len(parts) < 2 {
+		return "", errAllowed("faults.NAME.KEY where KEY is one of "+allowed, "want faults.NAME.KEY")
+	}
+	// A fault name may hold dots: the key is what follows the longest
+	// name that matches.
+	for cut := len(parts) - 1; cut >= 1; cut-- {
+		name := strings.Join(parts[:cut], ".")
+		i := s.faultByName(name)
+		if i < 0 {
+			continue
+		}
+		f := &s.Faults[i]
+		p := fmt.Sprintf("faults[%d]", i)
+		rest := parts[cut:]
+		switch {
+		case len(rest) == 1 && (rest[0] == "start" || rest[0] == "duration"):
+			d, err := parseDuration(val)
+			if err != nil {
+				return "", fmt.Errorf("faults.%s.%s: %w", name, rest[0], err)
+			}
+			if rest[0] == "start" {
+				f.Start = d
+			} else {
+				f.Duration = d
+			}
+			return p + "." + rest[0], nil
+		case len(rest) == 1 && rest[0] == "direction":
+			f.Direction = val
+			return p + ".direction", nil
+		case len(rest) == 1 && rest[0] == "toxicity":
+			x, err := parseNumber(val)
+			if err != nil {
+				return "", fmt.Errorf("faults.%s.toxicity: %w", name, err)
+			}
+			f.Toxicity = &x
+			return p + ".toxicity", nil
+		case len(rest) == 2 && rest[0] == "attributes":
+			x, err := parseNumber(val)
+			if err != nil {
+				return "", fmt.Errorf("faults.%s.attributes.%s: %w", name, rest[1], err)
+			}
+			if f.Attributes == nil {
+				f.Attributes = map[string]float64{}
+			}
+			f.Attributes[rest[1]] = x
+			return p + ".attributes." + rest[1], nil
+		}
+		return "", errAllowed(allowed, "unknown fault key %q", strings.Join(rest, "."))
+	}
+	return "", errAllowed(allowedList(s.faultNames()), "unknown fault %q", parts[0])
+}
+
+func applyService(s *Scenario, parts []string, val string) (string, error) {
+	name := parts[0]
+	svc := s.Services[name]
+	if svc == nil {
+		return "", errAllowed(allowedList(append(s.serviceNames(), "workload", "faults", "seed", "timeout")), "unknown service %q", name)
+	}
+	p := "services." + name
+	switch {
+	case len(parts) == 2 && parts[1] == "replicas":
+		n, err := strconv.Atoi(val)
+		if err != nil {
+			return "", fmt.Errorf("%s.replicas: want an integer, got %q", name, val)
+		}
+		svc.Replicas = n
+		return p + ".replicas", nil
+	case len(parts) >= 3 && parts[1] == "config":
+		return setConfig(svc, p, strings.Join(parts[2:], "."), val), nil
+	case len(parts) >= 2:
+		return setConfig(svc, p, strings.Join(parts[1:], "."), val), nil
+	}
+	return "", errAllowed(name+".KEY (config), "+name+".replicas", "want %s.KEY=VALUE", name)
+}
+
+func setConfig(svc *Service, p, key, val string) string {
+	if svc.Config == nil {
+		svc.Config = map[string]string{}
+	}
+	svc.Config[key] = val
+	return p + ".config." + key
+}
+
+// parseDuration parses an override's duration; like the file, it wants a
+// unit ("0" aside).
+func parseDuration(val string) (Duration, error) {
+	val = strings.TrimSpace(val)
+	if _, err := strconv.ParseFloat(val, 64); err == nil && val != "0" {
+		return 0, fmt.Errorf("want a duration like 20s or 1m30s, got %s: a bare number has no unit (write %ss or %sms)", val, val, val)
+	}
+	d, err := time.ParseDuration(val)
+	if err != nil {
+		return 0, fmt.Errorf("want a duration like 20s or 1m30s, got %q", val)
+	}
+	return Duration(d), nil
+}
+
+func parseNumber(val string) (float64, error) {
+	x, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, fmt.Errorf("want a number, got %q", val)
+	}
+	return x, nil
+}

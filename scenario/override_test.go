@@ -1,0 +1,135 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestApply(t *testing.T) {
+	tests := []struct {
+		name  string
+		sets  []string
+		check func(t *testing.T, s *Scenario)
+	}{
+		{"config", []string{"bank.bulkheads=off", "bank.config.vault-limit=2", "bank.new=a=b"}, func(t *testing.T, s *Scenario) {
+			c := s.Services["bank"].Config
+			if c["bulkheads"] != "off" || c["vault-limit"] != "2" || c["new"] != "a=b" {
+				t.Errorf("config = %v", c)
+			}
+		}},
+		{"replicas", []string{"vault.replicas=3"}, func(t *testing.T, s *Scenario) {
+			if s.Services["vault"].Replicas != 3 || len(s.Edges()) != 4 {
+				t.Errorf("replicas %d edges %v", s.Services["vault"].Replicas, s.Edges())
+			}
+		}},
+		{"workload", []string{"workload.duration=90s", "workload.params.CHECK_RATE=200", "workload.params.NEW=x", "workload.script=other.js"}, func(t *testing.T, s *Scenario) {
+			w := s.Workload
+			if w.Duration.Std() != 90*time.Second || w.Params["CHECK_RATE"] != "200" || w.Params["NEW"] != "x" || w.Script != "other.js" {
+				t.Errorf("workload = %+v", w)
+			}
+		}},
+		{"seed and timeout", []string{"seed=42", "timeout=10m"}, func(t *testing.T, s *Scenario) {
+			if s.Seed != 42 || s.Timeout.Std() != 10*time.Minute {
+				t.Errorf("seed %d timeout %v", s.Seed, s.Timeout)
+			}
+		}},
+		{"fault", []string{"faults.slow-vault.start=10s", "faults.slow-vault.duration=30s", "faults.slow-vault.attributes.latency=500", "faults.slow-vault.attributes.jitter=10", "faults.slow-vault.toxicity=0.5", "faults.slow-vault.direction=upstream"}, func(t *testing.T, s *Scenario) {
+			f := s.Faults[0]
+			if f.Start.Std() != 10*time.Second || f.Duration.Std() != 30*time.Second || f.Attributes["latency"] != 500 || f.Attributes["jitter"] != 10 || *f.Toxicity != 0.5 || f.Direction != "upstream" {
+				t.Errorf("fault = %+v", f)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Load("testdata/good/bank.yaml", testOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Apply(s, tt.sets); err != nil {
+				t.Fatal(err)
+			}
+			if err := Validate(s, testOptions); err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, s)
+		})
+	}
+}
+
+func TestApplyErrors(t *testing.T) {
+	tests := []struct {
+		set  string
+		want string
+	}{
+		{"bnak.bulkheads=off", `--set bnak.bulkheads=off: unknown service "bnak" (allowed: ledger, vault, bank, workload, faults, seed, timeout)`},
+		{"bank.replicas=two", `--set bank.replicas=two: bank.replicas: want an integer, got "two"`},
+		{"workload.duration=30", `--set workload.duration=30: workload.duration: want a duration like 20s or 1m30s, got 30: a bare number has no unit (write 30s or 30ms)`},
+		{"workload.rate=3", `--set workload.rate=3: unknown workload key "workload.rate" (allowed: workload.duration, workload.script, workload.params.KEY)`},
+		{"seed=x", `--set seed=x: seed: want an integer, got "x"`},
+		{"faults.nope.start=1s", `--set faults.nope.start=1s: unknown fault "nope" (allowed: slow-vault)`},
+		{"faults.slow-vault.edge=a->b", `--set faults.slow-vault.edge=a->b: unknown fault key "edge" (allowed: start, duration, direction, toxicity, attributes.KEY)`},
+		{"faults.slow-vault.attributes.latency=fast", `--set faults.slow-vault.attributes.latency=fast: faults.slow-vault.attributes.latency: want a number, got "fast"`},
+		{"noequals", `--set noequals: want KEY=VALUE (allowed: ` + overrideForms + `)`},
+		{"bank=1", `--set bank=1: want bank.KEY=VALUE (allowed: bank.KEY (config), bank.replicas)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.set, func(t *testing.T) {
+			s, err := Load("testdata/good/bank.yaml", testOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = Apply(s, []string{tt.set})
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("got  %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestApplyThenValidate checks that problems an override brings are named
+// by the flag, and the file's own values keep their positions.
+func TestApplyThenValidate(t *testing.T) {
+	s, err := Load("testdata/good/bank.yaml", testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := []string{"bank.replicas=20", "workload.duration=30s", "faults.slow-vault.attributes.latnecy=1"}
+	if err := Apply(s, sets); err != nil {
+		t.Fatal(err)
+	}
+	err = Validate(s, testOptions)
+	want := strings.Join([]string{
+		`--set bank.replicas=20: services.bank.replicas: replicas 20 out of range (allowed: 1 to 16)`,
+		`--set faults.slow-vault.attributes.latnecy=1: faults[0].attributes: unknown attribute "latnecy" (allowed: latency, jitter)`,
+		`testdata/good/bank.yaml:22:15: faults[0].duration: fault "slow-vault" ends at 40s, after the load ends (workload.duration 30s)`,
+	}, "\n")
+	if err == nil || err.Error() != want {
+		t.Errorf("got\n%v\nwant\n%s", err, want)
+	}
+}
+
+// TestApplyKeepsDefaultBaseline checks that a defaulted baseline follows
+// the earliest fault when overrides move the faults.
+func TestApplyKeepsDefaultBaseline(t *testing.T) {
+	s, err := Load("testdata/good/kv-replicas.yaml", testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Assertions[1].Baseline; got != "before blip" {
+		t.Fatalf("baseline = %q", got)
+	}
+	if err := Apply(s, []string{"faults.blip.start=40s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(s, testOptions); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Assertions[1].Baseline; got != "before slow-shard" {
+		t.Errorf("defaulted baseline = %q after the move, want before slow-shard", got)
+	}
+	if got := s.Assertions[0].Baseline; got != "before blip" {
+		t.Errorf("explicit baseline = %q, want it kept", got)
+	}
+}

@@ -1,0 +1,95 @@
+package scenario
+
+import (
+	"fmt"
+	"time"
+)
+
+// Edge is one Toxiproxy proxy: the calls of From to one replica of To.
+type Edge struct {
+	From, To string
+	// Replica is the index of To's instance (0 when To has one replica).
+	Replica int
+	// Proxy is the proxy name: "from->to" when To has one replica, else
+	// "from->to.N".
+	Proxy string
+}
+
+// proxyName names the proxy of from's calls to replica i of to.
+func (s *Scenario) proxyName(from, to string, i int) string {
+	if max(s.Services[to].Replicas, 1) == 1 {
+		return from + "->" + to
+	}
+	return fmt.Sprintf("%s->%s.%d", from, to, i)
+}
+
+// Edges lists every proxy of the topology: for each service in file order,
+// for each dependency in listed order, one per replica of the dependency.
+func (s *Scenario) Edges() []Edge {
+	var out []Edge
+	for _, from := range s.serviceNames() {
+		for _, to := range s.deps(from) {
+			callee := s.Services[to]
+			if callee == nil || to == from {
+				continue
+			}
+			for i := range max(callee.Replicas, 1) {
+				out = append(out, Edge{From: from, To: to, Replica: i, Proxy: s.proxyName(from, to, i)})
+			}
+		}
+	}
+	return out
+}
+
+// ProxiesFor returns the proxy names a fault edge covers: every replica's
+// for "from->to", the one for "from->to.N".
+func (s *Scenario) ProxiesFor(edge string) ([]string, error) {
+	from, to, replica, allowed, err := s.parseEdge(edge)
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w (allowed: %s)", err, allowed)
+	}
+	if replica >= 0 {
+		return []string{s.proxyName(from, to, replica)}, nil
+	}
+	n := max(s.Services[to].Replicas, 1)
+	out := make([]string, n)
+	for i := range n {
+		out[i] = s.proxyName(from, to, i)
+	}
+	return out, nil
+}
+
+// StartOrder lists services so that each comes after what it depends on,
+// otherwise in file order.
+func (s *Scenario) StartOrder() []string {
+	var out []string
+	done := map[string]bool{}
+	var visit func(name string, depth int)
+	visit = func(name string, depth int) {
+		if done[name] || depth > len(s.Services) {
+			return
+		}
+		done[name] = true
+		for _, dep := range s.deps(name) {
+			if s.Services[dep] != nil {
+				visit(dep, depth+1)
+			}
+		}
+		out = append(out, name)
+	}
+	for _, name := range s.serviceNames() {
+		visit(name, 0)
+	}
+	return out
+}
+
+// LoadDuration is how long load runs.
+func (s *Scenario) LoadDuration() time.Duration { return s.Workload.Duration.Std() }
+
+// deps returns what a service depends on; nil for an unknown service.
+func (s *Scenario) deps(name string) []string {
+	if svc := s.Services[name]; svc != nil {
+		return svc.DependsOn
+	}
+	return nil
+}

@@ -1,0 +1,66 @@
+package bankservice
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/chaosrun/chaosrun/targets/platform"
+)
+
+// errBulkhead says a bulkhead was full.
+type errBulkhead struct{ b *platform.Bulkhead }
+
+func (e errBulkhead) Error() string {
+	return fmt.Sprintf("%s bulkhead full (%d concurrent calls)", e.b.Name(), e.b.Limit())
+}
+
+// statusOf is the status a dependency answered, or 0.
+func statusOf(err error) int {
+	var de *platform.DepError
+	if errors.As(err, &de) {
+		return de.Status
+	}
+	return 0
+}
+
+// failureAnswer is the status and reason the bank answers for a failed call.
+type failureAnswer struct {
+	Status int
+	Reason string
+}
+
+// classify maps a failure to the bank's answer: a full bulkhead is 503 bulkhead,
+// a dependency timeout 504, a dependency's 4xx is passed on with its reason, any
+// other dependency failure is 502.
+func classify(err error) failureAnswer {
+	var bh errBulkhead
+	if errors.As(err, &bh) {
+		return failureAnswer{http.StatusServiceUnavailable, platform.ReasonBulkhead}
+	}
+	var de *platform.DepError
+	if !errors.As(err, &de) {
+		return failureAnswer{http.StatusInternalServerError, "internal"}
+	}
+	switch de.Kind {
+	case platform.KindTimeout:
+		return failureAnswer{http.StatusGatewayTimeout, platform.ReasonDependencyTimeout}
+	case platform.KindStatus:
+		if de.Status >= 400 && de.Status < 500 && de.Body.Reason != "" {
+			return failureAnswer{de.Status, de.Body.Reason}
+		}
+	case platform.KindCanceled:
+		return failureAnswer{499, "canceled"} // the caller is gone; nobody reads this
+	}
+	return failureAnswer{http.StatusBadGateway, platform.ReasonDependencyError}
+}
+
+// fail writes the answer for err.
+func (b *Bank) fail(w http.ResponseWriter, err error) {
+	a := classify(err)
+	msg := err.Error()
+	if de, ok := err.(*platform.DepError); ok && a.Status < 500 && de.Body.Error != "" {
+		msg = de.Dep + ": " + de.Body.Error // a business refusal: the dependency's own words
+	}
+	platform.WriteError(w, a.Status, a.Reason, msg)
+}

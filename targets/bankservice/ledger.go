@@ -1,0 +1,146 @@
+package bankservice
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// maxEntries bounds the history kept per account (oldest dropped).
+const maxEntries = 1000
+
+// Ledger holds accounts in memory. Debits and credits are idempotent by key.
+type Ledger struct {
+	mu       sync.Mutex
+	balances map[string]int64
+	history  map[string][]Entry
+	total    int64
+	initial  int64
+	seq      int64
+	done     *memory
+	now      func() time.Time
+}
+
+// NewLedger seeds accounts acct-0..acct-(n-1), each with balance cents.
+func NewLedger(n int, balance int64) *Ledger {
+	l := &Ledger{balances: make(map[string]int64, n), history: map[string][]Entry{}, done: newMemory(), now: time.Now}
+	for i := range n {
+		l.balances[AccountName(i)] = balance
+	}
+	l.total = int64(n) * balance
+	l.initial = l.total
+	return l
+}
+
+// AccountName is the name of the i-th seeded account.
+func AccountName(i int) string { return fmt.Sprintf("acct-%d", i) }
+
+// Debit takes amount from account; see apply.
+func (l *Ledger) Debit(account string, amount int64, key string) outcome {
+	return l.apply("debit", account, amount, key)
+}
+
+// Credit adds amount to account; see apply.
+func (l *Ledger) Credit(account string, amount int64, key string) outcome {
+	return l.apply("credit", account, amount, key)
+}
+
+// apply moves money once per key: a replayed key returns the first outcome, and a
+// key reused for a different request is refused. An empty key is not deduplicated.
+func (l *Ledger) apply(kind, account string, amount int64, key string) outcome {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fp := fmt.Sprintf("%s %s %d", kind, account, amount)
+	if key != "" {
+		if r, ok := l.done.get(kind + ":" + key); ok {
+			if r.fingerprint != fp {
+				return outcome{status: http.StatusUnprocessableEntity, reason: ReasonIdempotencyMismatch,
+					msg: fmt.Sprintf("idempotency_key %q was used for %q, not %q", key, r.fingerprint, fp)}
+			}
+			out := r.out
+			out.replayed = true
+			return out
+		}
+	}
+	out := l.move(kind, account, amount, key)
+	if key != "" {
+		l.done.put(kind+":"+key, fp, out)
+		if kind == "credit" && out.status == http.StatusOK {
+			l.reverse(account, amount, key)
+		}
+	}
+	return out
+}
+
+// reverse marks the debit with key (same account and amount), if it succeeded, as
+// reversed by a credit: replaying that debit now answers 409 reversed, so a
+// refunded transaction cannot be paid out by a retry. The caller holds mu.
+func (l *Ledger) reverse(account string, amount int64, key string) {
+	r, ok := l.done.get("debit:" + key)
+	if !ok || r.out.status != http.StatusOK || r.fingerprint != fmt.Sprintf("debit %s %d", account, amount) {
+		return
+	}
+	r.out = outcome{status: http.StatusConflict, reason: ReasonReversed, balance: r.out.balance,
+		msg: fmt.Sprintf("debit with idempotency_key %q was reversed by a credit; use a new key", key)}
+	l.done.byKey["debit:"+key] = r
+}
+
+// move applies one movement; the caller holds mu.
+func (l *Ledger) move(kind, account string, amount int64, key string) outcome {
+	bal, ok := l.balances[account]
+	if !ok {
+		return outcome{status: http.StatusNotFound, reason: ReasonUnknownAccount,
+			msg: fmt.Sprintf("account %q does not exist (accounts are acct-0..acct-%d)", account, len(l.balances)-1)}
+	}
+	if kind == "debit" {
+		if bal < amount {
+			return outcome{status: http.StatusConflict, reason: ReasonInsufficientFunds, balance: bal,
+				msg: fmt.Sprintf("account %s has %d cents; debit of %d refused", account, bal, amount)}
+		}
+		bal -= amount
+		l.total -= amount
+	} else {
+		bal += amount
+		l.total += amount
+	}
+	l.balances[account] = bal
+	l.seq++
+	h := append(l.history[account], Entry{Seq: l.seq, Kind: kind, Amount: amount, Balance: bal, Key: key, Time: l.now()})
+	if len(h) > maxEntries {
+		h = append(h[:0:0], h[len(h)-maxEntries:]...)
+	}
+	l.history[account] = h
+	return outcome{status: http.StatusOK, balance: bal}
+}
+
+// Page returns page p (0 = newest) of account's history, PageSize entries each.
+// ok is false if the account does not exist.
+func (l *Ledger) Page(account string, p int) (entries []Entry, more, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.balances[account]; !ok {
+		return nil, false, false
+	}
+	h := l.history[account]
+	end := len(h) - p*PageSize
+	if end <= 0 {
+		return []Entry{}, false, true
+	}
+	start := max(end-PageSize, 0)
+	entries = make([]Entry, 0, end-start)
+	for i := end - 1; i >= start; i-- {
+		entries = append(entries, h[i])
+	}
+	return entries, start > 0, true
+}
+
+// Total is the sum of all balances.
+func (l *Ledger) Total() LedgerTotal {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return LedgerTotal{Total: l.total, Accounts: len(l.balances)}
+}
+
+// Initial is the sum of balances at seeding.
+func (l *Ledger) Initial() int64 { return l.initial }

@@ -1,0 +1,80 @@
+package bankservice
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/chaosrun/chaosrun/targets/platform"
+)
+
+// Router is where a service adds its routes: *platform.Server or *http.ServeMux.
+type Router interface {
+	Handle(pattern string, h http.Handler)
+}
+
+// LedgerAPI serves a Ledger over HTTP, with simulated service time per call.
+type LedgerAPI struct {
+	Ledger      *Ledger
+	ServiceTime time.Duration
+}
+
+// Register adds the ledger routes:
+// POST /ledger/debit, POST /ledger/credit, GET /ledger/transactions, GET /ledger/total.
+func (a *LedgerAPI) Register(r Router) {
+	r.Handle("POST /ledger/debit", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { a.op(w, r, a.Ledger.Debit) }))
+	r.Handle("POST /ledger/credit", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { a.op(w, r, a.Ledger.Credit) }))
+	r.Handle("GET /ledger/transactions", http.HandlerFunc(a.transactions))
+	r.Handle("GET /ledger/total", http.HandlerFunc(a.total))
+}
+
+func (a *LedgerAPI) op(w http.ResponseWriter, r *http.Request, apply func(string, int64, string) outcome) {
+	var in LedgerOp
+	if err := platform.DecodeJSON(w, r, &in); err != nil {
+		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest,
+			fmt.Sprintf("%s %s: %v; fields: account, amount, idempotency_key", r.Method, r.URL.Path, err))
+		return
+	}
+	if err := validate(in.Account, true, in.Amount); err != nil {
+		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest, err.Error())
+		return
+	}
+	work(r.Context(), a.ServiceTime)
+	out := apply(in.Account, in.Amount, in.IdempotencyKey)
+	if out.status != http.StatusOK {
+		platform.WriteError(w, out.status, out.reason, out.msg)
+		return
+	}
+	platform.WriteJSON(w, http.StatusOK, BalanceAnswer{Account: in.Account, Balance: out.balance, Replayed: out.replayed})
+}
+
+func (a *LedgerAPI) transactions(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	account := q.Get("account")
+	if account == "" {
+		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest, `query parameter "account" is required`)
+		return
+	}
+	page := 0
+	if s := q.Get("page"); s != "" {
+		p, err := strconv.Atoi(s)
+		if err != nil || p < 0 {
+			platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest,
+				fmt.Sprintf(`query parameter "page" must be a whole number >= 0 (0 = newest), got %q`, s))
+			return
+		}
+		page = p
+	}
+	work(r.Context(), a.ServiceTime)
+	entries, more, ok := a.Ledger.Page(account, page)
+	if !ok {
+		platform.WriteError(w, http.StatusNotFound, ReasonUnknownAccount, fmt.Sprintf("account %q does not exist", account))
+		return
+	}
+	platform.WriteJSON(w, http.StatusOK, Page{Account: account, Page: page, Entries: entries, More: more})
+}
+
+func (a *LedgerAPI) total(w http.ResponseWriter, _ *http.Request) {
+	platform.WriteJSON(w, http.StatusOK, a.Ledger.Total())
+}

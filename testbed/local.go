@@ -1,0 +1,248 @@
+package testbed
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chaosrun/chaosrun/scenario"
+)
+
+// Local runs every service as a child process on 127.0.0.1, with ports the
+// kernel picks, behind an embedded Toxiproxy (`chaosrun serve toxiproxy`).
+type Local struct {
+	// Binary is the chaosrun executable whose `serve` runs the targets.
+	Binary string
+	// LogDir receives one log file per process.
+	LogDir string
+	// Seed seeds Toxiproxy's random choices.
+	Seed int64
+	// ReadyTimeout bounds each service's start-up; default 15s.
+	ReadyTimeout time.Duration
+
+	mu    sync.Mutex
+	procs []*process
+	died  chan error
+	down  bool
+}
+
+// Name returns "local".
+func (l *Local) Name() string { return "local" }
+
+// Up starts Toxiproxy, then each service after its dependencies, each
+// dependency edge through its own proxy.
+func (l *Local) Up(ctx context.Context, sc *scenario.Scenario) (topo *Topology, err error) {
+	if l.Binary == "" {
+		return nil, errors.New("testbed: local: no chaosrun binary to run the services with")
+	}
+	if l.ReadyTimeout == 0 {
+		l.ReadyTimeout = 15 * time.Second
+	}
+	if err := os.MkdirAll(l.LogDir, 0o755); err != nil {
+		return nil, fmt.Errorf("testbed: log dir: %w", err)
+	}
+	l.mu.Lock()
+	l.died = make(chan error, 16)
+	l.mu.Unlock()
+	defer func() {
+		if err != nil {
+			l.Down(context.Background()) //nolint:errcheck // the start-up error matters more
+		}
+	}()
+
+	toxi, err := l.start(ctx, "toxiproxy", []string{"serve", "toxiproxy", "--listen", "127.0.0.1:0", "--seed", strconv.FormatInt(l.Seed, 10)}, []string{"GODEBUG=randseednop=0"})
+	if err != nil {
+		return nil, err
+	}
+	topo = &Topology{Proxies: map[string]string{}, ToxiproxyURL: "http://" + toxi.addr, ToxiproxyPID: toxi.cmd.Process.Pid, Died: l.died}
+	if err := waitHTTP(ctx, topo.ToxiproxyURL+"/version", l.ReadyTimeout); err != nil {
+		return nil, fmt.Errorf("testbed: toxiproxy not ready: %w", err)
+	}
+
+	addrs := map[string][]string{} // service → instance addresses
+	edges := sc.Edges()
+	for _, name := range sc.StartOrder() {
+		svc := sc.Services[name]
+		deps := map[string][]string{}
+		for _, e := range edges {
+			if e.From != name {
+				continue
+			}
+			upstream := addrs[e.To][e.Replica]
+			listen, err := createProxy(ctx, topo.ToxiproxyURL, e.Proxy, upstream)
+			if err != nil {
+				return nil, err
+			}
+			topo.Proxies[e.Proxy] = listen
+			deps[e.To] = append(deps[e.To], listen)
+		}
+		replicas := max(svc.Replicas, 1)
+		for i := range replicas {
+			inst := name
+			if replicas > 1 {
+				inst = fmt.Sprintf("%s.%d", name, i)
+			}
+			p, err := l.start(ctx, inst, serveArgs(svc, deps), nil)
+			if err != nil {
+				return nil, err
+			}
+			health := svc.Health
+			if health == "" {
+				health = "/healthz"
+			}
+			if err := waitHTTP(ctx, "http://"+p.addr+health, l.ReadyTimeout); err != nil {
+				return nil, fmt.Errorf("testbed: %s not healthy at %s: %w%s", inst, health, err, p.tail())
+			}
+			addrs[name] = append(addrs[name], p.addr)
+			topo.Instances = append(topo.Instances, Instance{Service: name, Index: i, Name: inst, Address: p.addr, PID: p.cmd.Process.Pid})
+		}
+	}
+	return topo, nil
+}
+
+// serveArgs builds `serve RUN --listen … --dep … --key=value` for a service.
+func serveArgs(svc *scenario.Service, deps map[string][]string) []string {
+	args := []string{"serve", svc.Run, "--listen", "127.0.0.1:0"}
+	depNames := make([]string, 0, len(deps))
+	for d := range deps {
+		depNames = append(depNames, d)
+	}
+	sort.Strings(depNames)
+	for _, d := range depNames {
+		args = append(args, "--dep", d+"="+strings.Join(deps[d], ","))
+	}
+	keys := make([]string, 0, len(svc.Config))
+	for k := range svc.Config {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		args = append(args, "--"+k+"="+svc.Config[k])
+	}
+	return args
+}
+
+func (l *Local) start(ctx context.Context, name string, args, env []string) (*process, error) {
+	l.mu.Lock()
+	if l.down {
+		l.mu.Unlock()
+		return nil, errors.New("testbed: already torn down")
+	}
+	l.mu.Unlock()
+	p, err := startProcess(ctx, name, l.Binary, args, env, filepath.Join(l.LogDir, logName(name)), l.ReadyTimeout)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	l.procs = append(l.procs, p)
+	died := l.died
+	l.mu.Unlock()
+	go func() {
+		<-p.done
+		if p.exitedUnexpectedly() {
+			select {
+			case died <- fmt.Errorf("testbed: %s (pid %d) exited during the run: %v%s", p.name, p.cmd.Process.Pid, p.exitErr, p.tail()):
+			default:
+			}
+		}
+	}()
+	return p, nil
+}
+
+func logName(name string) string {
+	return strings.NewReplacer("/", "_", ">", "", " ", "_").Replace(name) + ".log"
+}
+
+// Down stops every process in reverse start order and checks that none of
+// their ports still listens.
+func (l *Local) Down(ctx context.Context) error {
+	l.mu.Lock()
+	l.down = true
+	procs := l.procs
+	l.procs = nil
+	l.mu.Unlock()
+	var errs []error
+	for i := len(procs) - 1; i >= 0; i-- {
+		if err := procs[i].stop(3 * time.Second); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, p := range procs {
+		if p.addr == "" {
+			continue
+		}
+		if c, err := net.DialTimeout("tcp", p.addr, 200*time.Millisecond); err == nil {
+			c.Close()
+			errs = append(errs, fmt.Errorf("testbed: %s: %s still listens after teardown", p.name, p.addr))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// createProxy asks Toxiproxy for a proxy on a kernel-picked port and returns
+// the address it listens on.
+func createProxy(ctx context.Context, apiURL, name, upstream string) (string, error) {
+	body, _ := json.Marshal(map[string]any{"name": name, "listen": "127.0.0.1:0", "upstream": upstream, "enabled": true})
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, apiURL+"/proxies", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("testbed: create proxy %s: %w", name, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusCreated {
+		return "", fmt.Errorf("testbed: create proxy %s → %s: %s: %s", name, upstream, resp.Status, strings.TrimSpace(string(b)))
+	}
+	var p struct {
+		Listen string `json:"listen"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil || p.Listen == "" {
+		return "", fmt.Errorf("testbed: create proxy %s: unreadable answer %q", name, b)
+	}
+	return p.Listen, nil
+}
+
+// waitHTTP polls url until it answers 200 or timeout passes.
+func waitHTTP(ctx context.Context, url string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := &http.Client{Timeout: time.Second}
+	var last error = errNotReady
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := client.Do(req)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body) //nolint:errcheck
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = fmt.Errorf("%s answered %s", url, resp.Status)
+		} else {
+			last = err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last: %v)", ctx.Err(), last)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

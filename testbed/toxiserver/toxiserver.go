@@ -1,0 +1,68 @@
+// Package toxiserver runs an embedded Toxiproxy server: `chaosrun serve toxiproxy`.
+package toxiserver
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand"
+	"net"
+	"net/http"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+)
+
+// Main serves Toxiproxy's API until ctx ends. It prints
+// "listening on http://ADDR" once the API accepts connections.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("toxiproxy", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:0", "address of Toxiproxy's API")
+	seed := fs.Int64("seed", 0, "seed for Toxiproxy's random choices (toxicity, jitter); 0 = random")
+	verbose := fs.Bool("verbose", false, "log every proxy event")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve toxiproxy: unexpected argument %q", fs.Arg(0))
+	}
+	if *seed != 0 {
+		// Toxiproxy draws from the global source; seeding it makes toxicity
+		// and jitter replayable (the child runs with GODEBUG=randseednop=0).
+		rand.Seed(*seed) //nolint:staticcheck // the library uses the global source
+	}
+	level := zerolog.WarnLevel
+	if *verbose {
+		level = zerolog.InfoLevel
+	}
+	logger := zerolog.New(stderr).Level(level).With().Timestamp().Logger()
+	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), logger)
+
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fmt.Errorf("serve toxiproxy: listen on %s: %w", *listen, err)
+	}
+	hs := &http.Server{Handler: srv.Routes(), ReadHeaderTimeout: 5 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve toxiproxy: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err = hs.Shutdown(shutdownCtx)
+	srv.Collection.Clear()
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve toxiproxy: shutdown: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,167 @@
+// Package k6build finds or builds the k6 binary with the xk6-resilience
+// extension, caching it by k6 version and extension source hash.
+package k6build
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Pinned versions and module paths.
+const (
+	K6Version       = "v1.8.1"
+	XK6Version      = "v0.13.3"
+	RootModule      = "github.com/chaosrun/chaosrun"
+	ExtensionModule = RootModule + "/xk6-resilience"
+	// ExtensionDir is the extension's folder under the repository root.
+	ExtensionDir = "xk6-resilience"
+	// XK6ToolsDir is the tools module under the repository root that pins xk6.
+	XK6ToolsDir = "tools/xk6"
+)
+
+// FindRoot walks up from dir to the folder whose go.mod declares the module
+// github.com/chaosrun/chaosrun.
+func FindRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; {
+		mod, err := modulePath(filepath.Join(d, "go.mod"))
+		if err == nil && mod == RootModule {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", fmt.Errorf("no go.mod with module %s in %s or any folder above it (set CHAOSRUN_ROOT to the repository root)", RootModule, dir)
+		}
+		d = parent
+	}
+}
+
+// modulePath reads the module line of a go.mod file.
+func modulePath(gomod string) (string, error) {
+	f, err := os.Open(gomod)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if rest, ok := strings.CutPrefix(line, "module"); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			return strings.Trim(strings.TrimSpace(rest), `"`), nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	return "", fmt.Errorf("%s: no module line", gomod)
+}
+
+// SourceHash is the first 12 hex digits of a SHA-256 over the extension's
+// go.mod, go.sum and non-test .go files (testdata and hidden folders left
+// out), each fed as its slash path, a NUL, its bytes and a NUL, sorted by path.
+func SourceHash(extDir string) (string, error) {
+	var files []string
+	err := filepath.WalkDir(extDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != extDir && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if name == "go.mod" || name == "go.sum" || (strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) {
+			rel, err := filepath.Rel(extDir, p)
+			if err != nil {
+				return err
+			}
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("hash extension sources in %s: %w", extDir, err)
+	}
+	if len(files) == 0 {
+		return "", fmt.Errorf("hash extension sources: no go.mod or .go files in %s", extDir)
+	}
+	sort.Strings(files)
+	h := sha256.New()
+	for _, rel := range files {
+		b, err := os.ReadFile(filepath.Join(extDir, filepath.FromSlash(rel)))
+		if err != nil {
+			return "", fmt.Errorf("hash extension sources: %w", err)
+		}
+		h.Write([]byte(rel))
+		h.Write([]byte{0})
+		h.Write(b)
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// resolveRoot picks the repository root: the option, else CHAOSRUN_ROOT,
+// else the go.mod found above the working directory.
+func resolveRoot(opt string) (string, error) {
+	if opt == "" {
+		opt = os.Getenv("CHAOSRUN_ROOT")
+	}
+	if opt != "" {
+		abs, err := filepath.Abs(opt)
+		if err != nil {
+			return "", err
+		}
+		if mod, err := modulePath(filepath.Join(abs, "go.mod")); err != nil || mod != RootModule {
+			return "", fmt.Errorf("root %s: want a go.mod with module %s there (got %q, %v)", abs, RootModule, mod, err)
+		}
+		return abs, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return FindRoot(wd)
+}
+
+// resolveCache picks the cache folder: the option, else CHAOSRUN_CACHE, else
+// the user cache folder's chaosrun.
+func resolveCache(opt string) (string, error) {
+	if opt == "" {
+		opt = os.Getenv("CHAOSRUN_CACHE")
+	}
+	if opt == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("no cache folder: set CHAOSRUN_CACHE: %w", err)
+		}
+		opt = filepath.Join(base, "chaosrun")
+	}
+	abs, err := filepath.Abs(opt)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return "", fmt.Errorf("cache folder %s: %w", abs, err)
+	}
+	return abs, nil
+}
+
+func isExecutable(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+var errNoExtension = errors.New("k6 binary lacks the xk6-resilience extension")

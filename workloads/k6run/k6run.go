@@ -1,0 +1,199 @@
+// Package k6run runs k6 as a child process: in its own process group,
+// streaming to the harness, stopped gracefully on cancel and never left
+// running.
+package k6run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Grace is how long k6 has after SIGINT before its process group is killed.
+const Grace = 5 * time.Second
+
+// ExitThresholdsFailed is k6's exit code when thresholds were crossed.
+const ExitThresholdsFailed = 99
+
+// Limits on the kept output tail.
+const (
+	tailBytes = 64 << 10
+	tailLines = 30
+)
+
+// Spec says how to run k6.
+type Spec struct {
+	// Binary is the k6 executable (see k6build.Ensure).
+	Binary string
+	// Script is the JavaScript file to run.
+	Script string
+	// Env is passed to the script as -e K=V (__ENV).
+	Env map[string]string
+	// StreamAddr, if set, adds --out resilience=tcp://StreamAddr.
+	StreamAddr string
+	// LogPath, if set, receives k6's stdout and stderr.
+	LogPath string
+	// Dir is k6's working folder; default the current one.
+	Dir string
+	// Extra are more arguments for `k6 run`, before the script.
+	Extra []string
+	// Started, if set, is called with k6's PID once it runs.
+	Started func(pid int)
+}
+
+// Result is how a k6 run ended.
+type Result struct {
+	ExitCode int
+	// ThresholdsFailed is true when k6 exited 99: the run completed but a
+	// threshold was crossed.
+	ThresholdsFailed bool
+	// Tail is the last lines of k6's output.
+	Tail     string
+	Duration time.Duration
+	// PID is k6's process id.
+	PID int
+}
+
+// Args returns the command line Run passes to k6 (without the binary).
+func Args(s Spec) []string {
+	args := []string{"run", "--quiet", "--no-usage-report", "--no-color",
+		"--summary-mode=disabled", "--address", ""}
+	keys := make([]string, 0, len(s.Env))
+	for k := range s.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		args = append(args, "-e", k+"="+s.Env[k])
+	}
+	if s.StreamAddr != "" {
+		args = append(args, "--out", "resilience=tcp://"+s.StreamAddr)
+	}
+	args = append(args, s.Extra...)
+	return append(args, s.Script)
+}
+
+// Run runs k6 to its end. Cancelling ctx sends k6 SIGINT (its graceful
+// stop) and SIGKILL to its process group Grace later. The error is nil for
+// exit 0 and 99 (see Result.ThresholdsFailed); otherwise it says how k6
+// ended (exit code, signal, or ctx's error) with the output's tail.
+// Started is called, if non-nil, with k6's PID once it runs.
+func Run(ctx context.Context, s Spec) (Result, error) {
+	return run(ctx, s, nil)
+}
+
+// RunNotify is Run with a callback that receives k6's PID once it started.
+func RunNotify(ctx context.Context, s Spec, started func(pid int)) (Result, error) {
+	return run(ctx, s, started)
+}
+
+func run(ctx context.Context, s Spec, started func(pid int)) (Result, error) {
+	if s.Binary == "" || s.Script == "" {
+		return Result{}, errors.New("k6run: Spec needs Binary and Script")
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("k6run: not started: %w", err)
+	}
+	tail := &ring{max: tailBytes}
+	var out io.Writer = tail
+	if s.LogPath != "" {
+		f, err := os.Create(s.LogPath)
+		if err != nil {
+			return Result{}, fmt.Errorf("k6run: k6 log: %w", err)
+		}
+		defer f.Close()
+		out = io.MultiWriter(f, tail)
+	}
+	cmd := exec.Command(s.Binary, Args(s)...)
+	cmd.Dir = s.Dir
+	cmd.Env = append(os.Environ(), "K6_NO_USAGE_REPORT=true")
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Result{}, fmt.Errorf("k6run: start %s: %w", s.Binary, err)
+	}
+	pid := cmd.Process.Pid
+	if s.Started != nil {
+		s.Started(pid)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	var werr error
+	cancelled := false
+	select {
+	case werr = <-done:
+	case <-ctx.Done():
+		cancelled = true
+		_ = syscall.Kill(pid, syscall.SIGINT)
+		select {
+		case werr = <-done:
+		case <-time.After(Grace):
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			werr = <-done
+		}
+	}
+	// Anything k6 left in its group goes with it.
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+
+	res := Result{Duration: time.Since(start), Tail: tail.lastLines(tailLines), PID: pid}
+	state := cmd.ProcessState
+	res.ExitCode = state.ExitCode()
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.ExitCode = -1
+		if !cancelled {
+			return res, fmt.Errorf("k6 (pid %d) was killed by signal %v after %s; output ends:\n%s",
+				pid, ws.Signal(), res.Duration.Round(time.Millisecond), res.Tail)
+		}
+	}
+	if cancelled {
+		return res, fmt.Errorf("k6 (pid %d) stopped early: %w", pid, ctx.Err())
+	}
+	switch {
+	case werr == nil:
+		return res, nil
+	case res.ExitCode == ExitThresholdsFailed:
+		res.ThresholdsFailed = true
+		return res, nil
+	default:
+		return res, fmt.Errorf("k6 (pid %d) exited with code %d after %s; output ends:\n%s",
+			pid, res.ExitCode, res.Duration.Round(time.Millisecond), res.Tail)
+	}
+}
+
+// ring keeps the last max bytes written to it.
+type ring struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (r *ring) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.buf = append(r.buf, p...)
+	if over := len(r.buf) - r.max; over > 0 {
+		r.buf = append(r.buf[:0], r.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+// lastLines returns up to n last lines.
+func (r *ring) lastLines(n int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	lines := strings.Split(strings.TrimRight(string(r.buf), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,346 @@
+// Package stream receives and decodes the xk6-resilience output's stream
+// (JSON lines: hello, window…, end) into record windows, merging windows
+// that share a start.
+package stream
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/chaosrun/chaosrun/record"
+)
+
+// WireVersion is the stream line format this package reads.
+const WireVersion = 1
+
+// Limits on what a stream may hold.
+const (
+	// MaxLine is the longest line accepted; a longer one is skipped as malformed.
+	MaxLine = 16 << 20
+	// maxKeptErrors bounds how many malformed-line errors are kept (all are counted).
+	maxKeptErrors = 20
+)
+
+// Hello is the stream's first message.
+type Hello struct {
+	Version   int    `json:"version"`
+	K6        string `json:"k6,omitempty"`
+	Extension string `json:"extension"`
+}
+
+// Summary is everything a stream said.
+type Summary struct {
+	Hello Hello
+	// Windows are merged per start and sorted by it.
+	Windows []record.Window
+	// Ended is true when the end message arrived: k6 stopped the output
+	// cleanly. False after a crashed or killed k6.
+	Ended bool
+	// Dropped is the count of samples the extension reported it dropped.
+	Dropped int64
+	// Malformed counts lines that could not be used; Errors holds the first few.
+	Malformed int
+	Errors    []error
+}
+
+// envelope is any one line of the stream.
+type envelope struct {
+	Type      string          `json:"type"`
+	Version   int             `json:"version"`
+	K6        string          `json:"k6"`
+	Extension string          `json:"extension"`
+	Start     string          `json:"start"`
+	Series    []record.Series `json:"series"`
+	Dropped   int64           `json:"dropped"`
+}
+
+// Decode reads a whole stream, as the output's file sink writes it. The
+// error joins the malformed lines' errors (and any read error); the summary
+// holds all that could be read either way.
+func Decode(r io.Reader) (Summary, error) {
+	var st state
+	rerr := st.read(r, "")
+	sum := st.summary()
+	return sum, errors.Join(append(sum.Errors, rerr)...)
+}
+
+// DecodeFile decodes a stream file.
+func DecodeFile(path string) (Summary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Summary{}, fmt.Errorf("open stream: %w", err)
+	}
+	defer f.Close()
+	sum, err := Decode(f)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	return sum, err
+}
+
+// state accumulates decoded messages; its owner synchronises access.
+type state struct {
+	hello     Hello
+	windows   map[int64]*window
+	ended     bool
+	dropped   int64
+	malformed int
+	errs      []error
+	// onWindow, if set, sees every window message as it arrives.
+	onWindow func(record.Window)
+	// pending holds window messages for onWindow until the lock is released.
+	pending []record.Window
+}
+
+// window is one second's series keyed by metric, kind and tags.
+type window struct {
+	start  time.Time
+	series map[string]*record.Series
+}
+
+func (st *state) fail(err error) {
+	st.malformed++
+	if len(st.errs) < maxKeptErrors {
+		st.errs = append(st.errs, err)
+	}
+}
+
+// read feeds every line of r to handle; where prefixes error positions.
+// It returns only read errors; malformed lines are recorded in st.
+func (st *state) read(r io.Reader, where string) error {
+	return readLines(r, func(n int, line []byte, tooLong bool) {
+		pos := fmt.Sprintf("%sline %d", where, n)
+		if tooLong {
+			st.fail(fmt.Errorf("%s: longer than %d bytes", pos, MaxLine))
+			return
+		}
+		if err := st.handle(line); err != nil {
+			st.fail(fmt.Errorf("%s: %w", pos, err))
+		}
+	})
+}
+
+// readLines calls fn for each line (without its newline), skipping the
+// body of lines longer than MaxLine. A last line without a newline counts.
+func readLines(r io.Reader, fn func(n int, line []byte, tooLong bool)) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	tooLong := false
+	for n := 1; ; {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > MaxLine+1 {
+				tooLong, buf = true, buf[:0]
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if len(buf) > 0 || tooLong {
+			fn(n, bytes.TrimRight(buf, "\r\n"), tooLong)
+			n++
+		}
+		buf, tooLong = buf[:0], false
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read stream at line %d: %w", n, err)
+		}
+	}
+}
+
+// handle decodes and applies one line.
+func (st *state) handle(line []byte) error {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return errors.New("empty line")
+	}
+	var e envelope
+	if err := json.Unmarshal(line, &e); err != nil {
+		return fmt.Errorf("not a JSON message: %w", err)
+	}
+	switch e.Type {
+	case "hello":
+		if e.Version != WireVersion {
+			return fmt.Errorf("hello: wire version %d; this harness reads version %d", e.Version, WireVersion)
+		}
+		st.hello = Hello{Version: e.Version, K6: e.K6, Extension: e.Extension}
+	case "window":
+		start, err := time.Parse(time.RFC3339Nano, e.Start)
+		if err != nil {
+			return fmt.Errorf("window: start %q is not an RFC 3339 time: %w", e.Start, err)
+		}
+		for i := range e.Series {
+			if err := checkSeries(&e.Series[i]); err != nil {
+				return fmt.Errorf("window %s: series %d: %w", e.Start, i, err)
+			}
+		}
+		w := record.Window{Start: start.UTC(), Series: e.Series}
+		if err := st.merge(w); err != nil {
+			return fmt.Errorf("window %s: %w", e.Start, err)
+		}
+		if st.onWindow != nil {
+			st.pending = append(st.pending, w)
+		}
+	case "end":
+		if e.Dropped < 0 {
+			return fmt.Errorf("end: dropped %d is negative", e.Dropped)
+		}
+		st.ended = true
+		st.dropped += e.Dropped
+	default:
+		return fmt.Errorf("unknown message type %q; allowed: hello, window, end", e.Type)
+	}
+	return nil
+}
+
+// checkSeries validates one series of a window message.
+func checkSeries(s *record.Series) error {
+	if s.Metric == "" {
+		return errors.New("no metric name")
+	}
+	switch s.Kind {
+	case record.Trend, record.Counter, record.Rate, record.Gauge:
+	default:
+		return fmt.Errorf("%s: kind %q; allowed: trend, counter, rate, gauge", s.Metric, s.Kind)
+	}
+	if s.Count < 0 || s.NonZero < 0 || s.NonZero > s.Count {
+		return fmt.Errorf("%s: count %d, nonzero %d; want 0 <= nonzero <= count", s.Metric, s.Count, s.NonZero)
+	}
+	if s.Hist != "" {
+		h, err := DecodeHist(s.Hist)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Metric, err)
+		}
+		if h.TotalCount() != s.Count {
+			return fmt.Errorf("%s: histogram holds %d values, count is %d", s.Metric, h.TotalCount(), s.Count)
+		}
+	}
+	return nil
+}
+
+// seriesKey identifies a series within a window.
+func seriesKey(s *record.Series) string {
+	names := make([]string, 0, len(s.Tags))
+	for k := range s.Tags {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString(s.Metric)
+	b.WriteByte(0)
+	b.WriteString(string(s.Kind))
+	for _, k := range names {
+		b.WriteByte(0)
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(s.Tags[k])
+	}
+	return b.String()
+}
+
+// merge adds a window message into the window with the same start.
+func (st *state) merge(in record.Window) error {
+	if st.windows == nil {
+		st.windows = make(map[int64]*window)
+	}
+	w := st.windows[in.Start.UnixNano()]
+	if w == nil {
+		w = &window{start: in.Start, series: make(map[string]*record.Series)}
+		st.windows[in.Start.UnixNano()] = w
+	}
+	for i := range in.Series {
+		s := in.Series[i]
+		key := seriesKey(&s)
+		old := w.series[key]
+		if old == nil {
+			w.series[key] = &s
+			continue
+		}
+		if err := mergeSeries(old, &s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeSeries folds b into a (same metric, kind and tags, same second).
+func mergeSeries(a, b *record.Series) error {
+	if b.Count == 0 {
+		return nil
+	}
+	if a.Count == 0 {
+		*a = *b
+		return nil
+	}
+	a.Sum += b.Sum
+	a.Min = min(a.Min, b.Min)
+	a.Max = max(a.Max, b.Max)
+	a.Last = b.Last
+	a.NonZero += b.NonZero
+	a.Count += b.Count
+	if a.Hist == "" {
+		a.Hist = b.Hist
+		return nil
+	}
+	if b.Hist == "" {
+		return nil
+	}
+	ha, err := DecodeHist(a.Hist)
+	if err != nil {
+		return fmt.Errorf("merge %s: %w", a.Metric, err)
+	}
+	hb, err := DecodeHist(b.Hist)
+	if err != nil {
+		return fmt.Errorf("merge %s: %w", b.Metric, err)
+	}
+	if dropped := ha.Merge(hb); dropped != 0 {
+		return fmt.Errorf("merge %s: %d values out of the histogram's range", a.Metric, dropped)
+	}
+	a.Hist, err = EncodeHist(ha)
+	return err
+}
+
+// summary copies the state out, windows sorted by start and series by key.
+func (st *state) summary() Summary {
+	sum := Summary{
+		Hello:     st.hello,
+		Ended:     st.ended,
+		Dropped:   st.dropped,
+		Malformed: st.malformed,
+		Errors:    append([]error(nil), st.errs...),
+		Windows:   make([]record.Window, 0, len(st.windows)),
+	}
+	for _, w := range st.windows {
+		keys := make([]string, 0, len(w.series))
+		for k := range w.series {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		out := record.Window{Start: w.start, Series: make([]record.Series, 0, len(keys))}
+		for _, k := range keys {
+			s := *w.series[k]
+			if s.Tags != nil {
+				tags := make(map[string]string, len(s.Tags))
+				for tk, tv := range s.Tags {
+					tags[tk] = tv
+				}
+				s.Tags = tags
+			}
+			out.Series = append(out.Series, s)
+		}
+		sum.Windows = append(sum.Windows, out)
+	}
+	sort.Slice(sum.Windows, func(i, j int) bool { return sum.Windows[i].Start.Before(sum.Windows[j].Start) })
+	return sum
+}

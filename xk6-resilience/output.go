@@ -1,0 +1,198 @@
+package resilience
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sirupsen/logrus"
+	"go.k6.io/k6/metrics"
+	"go.k6.io/k6/output"
+)
+
+// Timing of the output's flusher.
+const (
+	flushEvery = 500 * time.Millisecond
+	// grace is how long after a second ends its window is still kept open
+	// for late samples.
+	grace = 2 * time.Second
+	// connectWait is how long Start tries to reach the TCP receiver.
+	connectWait = 3 * time.Second
+)
+
+// config is the parsed --out resilience=ARG.
+type config struct {
+	tcpAddr string // host:port, or ""
+	path    string // file path, or ""
+	tags    []string
+}
+
+func parseConfig(arg string, env map[string]string) (config, error) {
+	var c config
+	switch {
+	case arg == "":
+		return c, errors.New("resilience output: no destination; use --out resilience=tcp://HOST:PORT or --out resilience=PATH")
+	case strings.HasPrefix(arg, "tcp://"):
+		addr := strings.TrimPrefix(arg, "tcp://")
+		if _, _, err := net.SplitHostPort(addr); err != nil {
+			return c, fmt.Errorf("resilience output: %q is not tcp://HOST:PORT: %w", arg, err)
+		}
+		c.tcpAddr = addr
+	case strings.Contains(arg, "://"):
+		return c, fmt.Errorf("resilience output: unsupported destination %q; allowed: tcp://HOST:PORT or a file path", arg)
+	default:
+		c.path = arg
+	}
+	c.tags = DefaultTags
+	if v, ok := env["K6_RESILIENCE_TAGS"]; ok && strings.TrimSpace(v) != "" {
+		c.tags = nil
+		for t := range strings.SplitSeq(v, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				c.tags = append(c.tags, t)
+			}
+		}
+	}
+	return c, nil
+}
+
+// Output is the "resilience" k6 output.
+type Output struct {
+	cfg    config
+	logger logrus.FieldLogger
+	now    func() time.Time
+
+	mu  sync.Mutex
+	agg *aggregator
+
+	sink      sink
+	lost      int64 // samples in windows the sink failed to take (flusher only)
+	warnedOut bool
+	stop      chan struct{}
+	done      chan struct{}
+}
+
+var _ output.Output = new(Output)
+
+// New builds the output from k6's parameters (see output.Constructor).
+func New(p output.Params) (output.Output, error) {
+	cfg, err := parseConfig(p.ConfigArgument, p.Environment)
+	if err != nil {
+		return nil, err
+	}
+	logger := p.Logger
+	if logger == nil {
+		logger = logrus.StandardLogger()
+	}
+	return &Output{
+		cfg:    cfg,
+		logger: logger.WithField("output", "resilience"),
+		now:    time.Now,
+		agg:    newAggregator(cfg.tags),
+	}, nil
+}
+
+// Description names the output and its destination.
+func (o *Output) Description() string {
+	dest := o.cfg.path
+	if o.cfg.tcpAddr != "" {
+		dest = "tcp://" + o.cfg.tcpAddr
+	}
+	return fmt.Sprintf("resilience (%s) xk6-resilience %s", dest, Version)
+}
+
+// Start opens the destination, sends hello and starts the flusher.
+func (o *Output) Start() error {
+	hello, err := helloLine(k6Version(), Version)
+	if err != nil {
+		return err
+	}
+	if o.cfg.tcpAddr != "" {
+		o.sink, err = dialTCP(o.cfg.tcpAddr, hello, connectWait)
+	} else {
+		o.sink, err = openFile(o.cfg.path, hello)
+	}
+	if err != nil {
+		return err
+	}
+	o.stop = make(chan struct{})
+	o.done = make(chan struct{})
+	go o.run()
+	return nil
+}
+
+// AddMetricSamples folds samples into their windows; it never waits on the
+// destination.
+func (o *Output) AddMetricSamples(containers []metrics.SampleContainer) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, c := range containers {
+		for _, s := range c.GetSamples() {
+			o.agg.add(s)
+		}
+	}
+}
+
+// run flushes complete windows until Stop.
+func (o *Output) run() {
+	defer close(o.done)
+	t := time.NewTicker(flushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-o.stop:
+			return
+		case <-t.C:
+			o.flush(o.now().Add(-grace))
+		}
+	}
+}
+
+// flush sends every window that ended at or before cut (all when cut is zero).
+func (o *Output) flush(cut time.Time) {
+	o.mu.Lock()
+	ws := o.agg.take(cut)
+	o.mu.Unlock()
+	for _, w := range ws {
+		o.send(w)
+	}
+}
+
+func (o *Output) send(w *window) {
+	defer w.release()
+	b, err := windowLine(w)
+	if err == nil {
+		err = o.sink.write(b)
+	}
+	if err != nil {
+		o.lost += w.samples
+		if !o.warnedOut {
+			o.warnedOut = true
+			o.logger.WithError(err).Warn("dropping windows; the count of dropped samples is in the stream's end message")
+		}
+	}
+}
+
+// Stop flushes every remaining window, writes the end message and closes
+// the destination.
+func (o *Output) Stop() error {
+	if o.stop == nil {
+		return nil
+	}
+	close(o.stop)
+	<-o.done
+	o.flush(time.Time{})
+	o.mu.Lock()
+	dropped := o.agg.dropped + o.lost
+	o.mu.Unlock()
+	if dropped > 0 {
+		o.logger.Warnf("%d samples were dropped", dropped)
+	}
+	end, err := endLine(dropped)
+	if err == nil {
+		err = o.sink.write(end)
+	}
+	return errors.Join(err, o.sink.close())
+}
