@@ -54,7 +54,7 @@ assertions:
 
 func TestCommandLines(t *testing.T) {
 	good := writeScenario(t, goodScenario)
-	// The error sits on line 16: a fault on an edge that does not exist.
+	// The error sits on line 15: a fault on an edge that does not exist.
 	badEdge := writeScenario(t, strings.Replace(goodScenario, "edge: bank->ledger", "edge: bank->vault", 1))
 	badCheck := writeScenario(t, strings.Replace(goodScenario, `"p(99) < 2 * baseline"`, `"p(99) <<< 2"`, 1))
 	cases := []struct {
@@ -68,11 +68,11 @@ func TestCommandLines(t *testing.T) {
 		{"help", []string{"help"}, exitOK, "", []string{"commands:", "validate"}},
 		{"unknown command", []string{"frobnicate"}, exitUsage, "", []string{`unknown command "frobnicate"`, "allowed: "}},
 		{"validate good", []string{"validate", good}, exitOK, "ok (tiny: 2 services, 1 faults, 1 assertions)", nil},
-		{"validate bad edge names its line", []string{"validate", badEdge}, exitUsage, "", []string{badEdge + ":16:", "faults[0].edge", "bank->ledger"}},
-		{"validate bad check", []string{"validate", badCheck}, exitUsage, "", []string{badCheck + ":24:", "assertions[0].checks[0]"}},
+		{"validate bad edge names its line", []string{"validate", badEdge}, exitUsage, "", []string{badEdge + ":15:11:", "faults[0].edge", "bank->ledger"}},
+		{"validate bad check", []string{"validate", badCheck}, exitUsage, "", []string{badCheck + ":23:", "assertions[0].checks[0]"}},
 		{"validate override", []string{"validate", "--set", "bank.replicas=99", good}, exitUsage, "", []string{"--set bank.replicas=99", "1 to 16"}},
 		{"validate missing file", []string{"validate", "nope.yaml"}, exitUsage, "", []string{"nope.yaml"}},
-		{"run bad scenario exits 2", []string{"run", badEdge}, exitUsage, "", []string{":16:"}},
+		{"run bad scenario exits 2", []string{"run", badEdge}, exitUsage, "", []string{":15:11:"}},
 		{"run bad flag", []string{"run", "--bogus", good}, exitUsage, "", []string{"bogus"}},
 		{"run unknown testbed", []string{"run", "--testbed", "moon", good}, exitUsage, "", []string{`"moon"`, "allowed: "}},
 		{"run needs a scenario", []string{"run"}, exitUsage, "", []string{"usage: chaosrun run"}},

@@ -116,7 +116,8 @@ func run(ctx context.Context, s Spec, started func(pid int)) (Result, error) {
 	cmd.Dir = s.Dir
 	cmd.Env = append(os.Environ(), "K6_NO_USAGE_REPORT=true")
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: if the harness is killed, k6 dies with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return Result{}, fmt.Errorf("k6run: start %s: %w", s.Binary, err)

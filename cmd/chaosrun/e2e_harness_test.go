@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// shortRun makes the slow-vault scenario last 25 s instead of 60 s.
+var shortRun = []string{
+	"--set", "workload.duration=25s",
+	"--set", "faults.slow-vault.start=8s",
+	"--set", "faults.slow-vault.duration=8s",
+}
+
+// descendants lists the PIDs below pid with their command lines, from /proc.
+func descendants(pid int) map[int]string {
+	parent := map[int]int{}
+	cmdline := map[int]string{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// Fields after the command name, which is in parentheses.
+		rest := string(stat[bytes.LastIndexByte(stat, ')')+2:])
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			continue
+		}
+		pp, _ := strconv.Atoi(f[1])
+		parent[p] = pp
+		cl, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		cmdline[p] = strings.ReplaceAll(strings.TrimRight(string(cl), "\x00"), "\x00", " ")
+	}
+	out := map[int]string{}
+	var walk func(int)
+	walk = func(p int) {
+		for c, pp := range parent {
+			if pp == p {
+				if _, seen := out[c]; !seen {
+					out[c] = cmdline[c]
+					walk(c)
+				}
+			}
+		}
+	}
+	walk(pid)
+	return out
+}
+
+// waitForChild waits until a descendant of pid has a command line
+// containing substr and returns its PID.
+func waitForChild(t *testing.T, pid int, substr string, timeout time.Duration) int {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		for c, cl := range descendants(pid) {
+			if strings.Contains(cl, substr) {
+				return c
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no child process %q of %d within %s", substr, pid, timeout)
+	return 0
+}
+
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil
+}
+
+// TestHarnessSurvivesItsParts kills a part of the run mid-way and checks the
+// outcome: a clear message, a non-zero exit, a record marked incomplete, and
+// nothing left running or listening.
+func TestHarnessSurvivesItsParts(t *testing.T) {
+	skipShort(t)
+	cases := []struct {
+		name     string
+		victim   string // command-line substring of the process to kill
+		wantCode int
+		wantMsg  string
+	}{
+		{"target dies", "serve ledger", exitRunError, "ledger"},
+		{"k6 dies", " run --quiet", exitRunError, "k6"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			outDir := t.TempDir()
+			cmd := exec.Command(chaosrunBinary(t), append(append([]string{"run", "--quiet", "--out-dir", outDir}, shortRun...), "scenarios/bank-slow-vault.yaml")...)
+			cmd.Dir = repoRoot(t)
+			var se bytes.Buffer
+			cmd.Stderr = &se
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			defer func() {
+				if cmd.ProcessState == nil {
+					cmd.Process.Kill()
+				}
+			}()
+			victim := waitForChild(t, cmd.Process.Pid, tc.victim, 5*time.Minute)
+			time.Sleep(5 * time.Second)
+			if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-done:
+			case <-time.After(60 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("chaosrun did not end within 60s of its %s being killed\n%s", tc.victim, se.String())
+			}
+			if code := cmd.ProcessState.ExitCode(); code != tc.wantCode {
+				t.Fatalf("exit code %d, want %d\n%s", code, tc.wantCode, se.String())
+			}
+			if !strings.Contains(se.String(), tc.wantMsg) {
+				t.Errorf("message does not name the %s:\n%s", tc.wantMsg, se.String())
+			}
+			r := readRecord(t, filepath.Join(outDir, "bank-slow-vault", "run.json"))
+			if !r.Incomplete {
+				t.Error("record not marked incomplete")
+			}
+			assertNothingLeft(t, r)
+		})
+	}
+}
+
+// TestKilledHarnessLeavesNothing SIGKILLs chaosrun itself: its children die
+// with it (the kernel's parent-death signal), so nothing is left.
+func TestKilledHarnessLeavesNothing(t *testing.T) {
+	skipShort(t)
+	outDir := t.TempDir()
+	cmd := exec.Command(chaosrunBinary(t), append(append([]string{"run", "--quiet", "--out-dir", outDir}, shortRun...), "scenarios/bank-slow-vault.yaml")...)
+	cmd.Dir = repoRoot(t)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForChild(t, cmd.Process.Pid, " run --quiet", 5*time.Minute)
+	time.Sleep(3 * time.Second)
+	kids := descendants(cmd.Process.Pid)
+	if len(kids) < 5 {
+		t.Fatalf("expected toxiproxy, 3 services and k6 below chaosrun, found %v", kids)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for pid, cl := range kids {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if alive(pid) {
+			t.Errorf("pid %d (%s) outlived the killed harness", pid, cl)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
