@@ -230,7 +230,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	if k6out != nil {
 		switch {
 		case k6out.err != nil:
-			fail(fmt.Errorf("k6: %w%s", k6out.err, tailOf(k6out.res)))
+			fail(fmt.Errorf("k6: %w", k6out.err))
 		case k6out.res.ExitCode != 0 && !k6out.res.ThresholdsFailed:
 			fail(fmt.Errorf("k6 exited with code %d%s", k6out.res.ExitCode, tailOf(k6out.res)))
 		}

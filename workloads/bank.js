@@ -11,6 +11,7 @@
 //   TIMEOUT       per-request timeout (default "10s")
 import http from 'k6/http';
 import exec from 'k6/execution';
+import { randomSeed } from 'k6';
 
 const base = __ENV.TARGET_BANK;
 const duration = __ENV.DURATION || '60s';
@@ -48,7 +49,15 @@ export const options = {
   summaryTrendStats: ['avg', 'p(50)', 'p(99)', 'max'],
 };
 
+// The run's seed makes each VU's Math.random (accounts) replayable.
+const seed = parseInt(__ENV.CHAOSRUN_SEED || '1', 10);
+let seeded = false;
+
 function account() {
+  if (!seeded) {
+    randomSeed(seed * 7919 + exec.vu.idInTest);
+    seeded = true;
+  }
   return 'acct-' + Math.floor(Math.random() * accounts);
 }
 

@@ -113,8 +113,10 @@ func TestHarnessSurvivesItsParts(t *testing.T) {
 					cmd.Process.Kill()
 				}
 			}()
-			victim := waitForChild(t, cmd.Process.Pid, tc.victim, 5*time.Minute)
+			// Kill the victim once load runs.
+			waitForChild(t, cmd.Process.Pid, " run --quiet", 5*time.Minute)
 			time.Sleep(5 * time.Second)
+			victim := waitForChild(t, cmd.Process.Pid, tc.victim, time.Second)
 			if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
@@ -127,6 +129,7 @@ func TestHarnessSurvivesItsParts(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != tc.wantCode {
 				t.Fatalf("exit code %d, want %d\n%s", code, tc.wantCode, se.String())
 			}
+			t.Logf("stderr:\n%s", se.String())
 			if !strings.Contains(se.String(), tc.wantMsg) {
 				t.Errorf("message does not name the %s:\n%s", tc.wantMsg, se.String())
 			}
