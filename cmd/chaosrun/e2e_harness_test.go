@@ -99,33 +99,17 @@ func TestHarnessSurvivesItsParts(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			outDir := t.TempDir()
-			cmd := exec.Command(chaosrunBinary(t), append(append([]string{"run", "--quiet", "--out-dir", outDir}, shortRun...), "scenarios/bank-slow-vault.yaml")...)
-			cmd.Dir = repoRoot(t)
-			var se bytes.Buffer
-			cmd.Stderr = &se
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			defer func() {
-				if cmd.ProcessState == nil {
-					cmd.Process.Kill()
-				}
-			}()
+			bg := startChaosrun(t, append(append([]string{"run", "--quiet", "--out-dir", outDir}, shortRun...), "scenarios/bank-slow-vault.yaml")...)
 			// Kill the victim once load runs.
-			waitForChild(t, cmd.Process.Pid, " run --quiet", 5*time.Minute)
+			waitForChild(t, bg.cmd.Process.Pid, " run --quiet", 5*time.Minute)
 			time.Sleep(5 * time.Second)
-			victim := waitForChild(t, cmd.Process.Pid, tc.victim, time.Second)
+			victim := waitForChild(t, bg.cmd.Process.Pid, tc.victim, time.Second)
 			if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
-			select {
-			case <-done:
-			case <-time.After(60 * time.Second):
-				cmd.Process.Kill()
-				t.Fatalf("chaosrun did not end within 60s of its %s being killed\n%s", tc.victim, se.String())
-			}
+			bg.wait(t, 60*time.Second)
+			se := bg.stderr
+			cmd := bg.cmd
 			if code := cmd.ProcessState.ExitCode(); code != tc.wantCode {
 				t.Fatalf("exit code %d, want %d\n%s", code, tc.wantCode, se.String())
 			}

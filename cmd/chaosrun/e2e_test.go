@@ -185,38 +185,14 @@ func TestSlowVaultBulkheadsAB(t *testing.T) {
 func TestInterruptedRunCleansUp(t *testing.T) {
 	skipShort(t)
 	outDir := t.TempDir()
-	cmd := exec.Command(chaosrunBinary(t), "run", "--quiet", "--out-dir", outDir, "scenarios/bank-slow-vault.yaml")
-	cmd.Dir = repoRoot(t)
-	var se bytes.Buffer
-	cmd.Stderr = &se
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	// Wait until load runs (k6 has written its log), then Ctrl-C mid-fault.
-	k6log := filepath.Join(outDir, "bank-slow-vault", "logs", "k6.log")
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		if _, err := os.Stat(k6log); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("load never started\n%s", se.String())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	bg := startChaosrun(t, "run", "--quiet", "--out-dir", outDir, "scenarios/bank-slow-vault.yaml")
+	// Ctrl-C mid-fault: 25 s after load started (the fault runs 20–40 s).
+	waitForChild(t, bg.cmd.Process.Pid, " run --quiet", 5*time.Minute)
 	time.Sleep(25 * time.Second)
-	cmd.Process.Signal(os.Interrupt)
-	select {
-	case <-done:
-	case <-time.After(45 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("chaosrun did not stop within 45s of SIGINT\n%s", se.String())
-	}
-	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
-		t.Fatalf("exit code %d after SIGINT, want %d\n%s", code, exitInterrupted, se.String())
+	bg.cmd.Process.Signal(os.Interrupt)
+	bg.wait(t, 45*time.Second)
+	if code := bg.cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit code %d after SIGINT, want %d\n%s", code, exitInterrupted, bg.stderr.String())
 	}
 	r := readRecord(t, filepath.Join(outDir, "bank-slow-vault", "run.json"))
 	if !r.Incomplete {
@@ -232,4 +208,44 @@ func TestInterruptedRunCleansUp(t *testing.T) {
 		t.Errorf("the fault active at the interrupt was not reverted: %+v", r.Faults)
 	}
 	assertNothingLeft(t, r)
+}
+
+// background is a chaosrun process started by a test.
+type background struct {
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	done   chan error
+}
+
+// startChaosrun starts the binary in the repository root; the test's
+// cleanup kills it if the test did not wait for it.
+func startChaosrun(t *testing.T, args ...string) *background {
+	t.Helper()
+	cmd := exec.Command(chaosrunBinary(t), args...)
+	cmd.Dir = repoRoot(t)
+	bg := &background{cmd: cmd, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	cmd.Stderr = bg.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { bg.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-bg.done
+		}
+	})
+	return bg
+}
+
+// wait waits for the process to end, failing the test after timeout.
+func (bg *background) wait(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	select {
+	case <-bg.done:
+	case <-time.After(timeout):
+		bg.cmd.Process.Kill()
+		<-bg.done
+		t.Fatalf("chaosrun did not end within %s\n%s", timeout, bg.stderr.String())
+	}
 }

@@ -30,6 +30,21 @@ func scenarioOptions() scenario.Options {
 	}
 }
 
+// loadScenario loads a file, applies --set overrides and validates the result.
+func loadScenario(file string, sets []string) (*scenario.Scenario, error) {
+	sc, err := scenario.Load(file, scenarioOptions())
+	if err != nil {
+		return nil, err
+	}
+	if err := scenario.Apply(sc, sets); err != nil {
+		return nil, err
+	}
+	if err := scenario.Validate(sc, scenarioOptions()); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
 // scenarioFiles expands folders into their *.yaml/*.yml files, in name order.
 func scenarioFiles(args []string) ([]string, error) {
 	var out []string
@@ -91,12 +106,7 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 	var scs []*scenario.Scenario
 	bad := false
 	for _, f := range files {
-		sc, err := scenario.Load(f, scenarioOptions())
-		if err == nil {
-			if err = scenario.Apply(sc, sets); err == nil {
-				err = scenario.Validate(sc, scenarioOptions())
-			}
-		}
+		sc, err := loadScenario(f, sets)
 		if err != nil {
 			fmt.Fprintln(st.Stderr, err)
 			bad = true
@@ -229,12 +239,7 @@ func cmdValidate(_ context.Context, st *State, args []string) int {
 	}
 	code := exitOK
 	for _, f := range files {
-		sc, err := scenario.Load(f, scenarioOptions())
-		if err == nil {
-			if err = scenario.Apply(sc, sets); err == nil {
-				err = scenario.Validate(sc, scenarioOptions())
-			}
-		}
+		sc, err := loadScenario(f, sets)
 		if err != nil {
 			fmt.Fprintln(st.Stderr, err)
 			code = exitUsage
