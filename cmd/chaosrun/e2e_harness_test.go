@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -88,41 +87,77 @@ func alive(pid int) bool {
 func TestHarnessSurvivesItsParts(t *testing.T) {
 	skipShort(t)
 	cases := []struct {
-		name     string
-		victim   string // command-line substring of the process to kill
+		name string
+		// victim is a command-line substring of the child to SIGKILL; empty
+		// means the harness itself gets signal (or nothing, for the limit).
+		victim   string
+		signal   os.Signal
+		extra    []string
 		wantCode int
 		wantMsg  string
 	}{
-		{"target dies", "serve ledger", exitRunError, "ledger"},
-		{"k6 dies", " run --quiet", exitRunError, "k6"},
+		{name: "target dies", victim: "serve ledger", wantCode: exitRunError, wantMsg: "ledger (pid"},
+		{name: "k6 dies", victim: " run --quiet", wantCode: exitRunError, wantMsg: "k6 (pid"},
+		{name: "toxiproxy dies", victim: "serve toxiproxy", wantCode: exitRunError, wantMsg: "toxiproxy (pid"},
+		{name: "SIGTERM", signal: syscall.SIGTERM, wantCode: exitInterrupted, wantMsg: "interrupted"},
+		{name: "wall-clock limit", extra: []string{"--timeout", "12s"}, wantCode: exitRunError, wantMsg: "wall-clock limit of 12s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			outDir := t.TempDir()
-			bg := startChaosrun(t, append(append([]string{"run", "--quiet", "--out-dir", outDir}, shortRun...), "scenarios/bank-slow-vault.yaml")...)
-			// Kill the victim once load runs.
+			args := append(append(append([]string{"run", "--quiet", "--out-dir", outDir}, shortRun...), tc.extra...), "scenarios/bank-slow-vault.yaml")
+			bg := startChaosrun(t, args...)
+			// Strike once load runs.
 			waitForChild(t, bg.cmd.Process.Pid, " run --quiet", 5*time.Minute)
 			time.Sleep(5 * time.Second)
-			victim := waitForChild(t, bg.cmd.Process.Pid, tc.victim, time.Second)
-			if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
-				t.Fatal(err)
+			switch {
+			case tc.victim != "":
+				victim := waitForChild(t, bg.cmd.Process.Pid, tc.victim, time.Second)
+				if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+			case tc.signal != nil:
+				bg.cmd.Process.Signal(tc.signal)
 			}
 			bg.wait(t, 60*time.Second)
-			se := bg.stderr
-			cmd := bg.cmd
-			if code := cmd.ProcessState.ExitCode(); code != tc.wantCode {
-				t.Fatalf("exit code %d, want %d\n%s", code, tc.wantCode, se.String())
+			stderr := bg.stderr.String()
+			t.Logf("stderr:\n%s", stderr)
+			if code := bg.cmd.ProcessState.ExitCode(); code != tc.wantCode {
+				t.Fatalf("exit code %d, want %d", code, tc.wantCode)
 			}
-			t.Logf("stderr:\n%s", se.String())
-			if !strings.Contains(se.String(), tc.wantMsg) {
-				t.Errorf("message does not name the %s:\n%s", tc.wantMsg, se.String())
+			if !strings.Contains(stderr, tc.wantMsg) {
+				t.Errorf("message does not say %q", tc.wantMsg)
 			}
 			r := readRecord(t, filepath.Join(outDir, "bank-slow-vault", "run.json"))
 			if !r.Incomplete {
 				t.Error("record not marked incomplete")
 			}
+			if len(r.Windows) == 0 {
+				t.Error("the partial record has no results windows")
+			}
+			if _, err := os.Stat(filepath.Join(outDir, "bank-slow-vault", "summary.md")); err != nil {
+				t.Errorf("no partial summary: %v", err)
+			}
 			assertNothingLeft(t, r)
 		})
+	}
+}
+
+// TestUnwritableOutDir: a run whose out dir cannot be created stops before
+// it starts anything, with a message naming the folder.
+func TestUnwritableOutDir(t *testing.T) {
+	skipShort(t)
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bg := startChaosrun(t, "run", "--quiet", "--out-dir", filepath.Join(file, "out"), "scenarios/bank-slow-vault.yaml")
+	bg.wait(t, 5*time.Minute)
+	if code := bg.cmd.ProcessState.ExitCode(); code != exitRunError {
+		t.Fatalf("exit code %d, want %d\n%s", code, exitRunError, bg.stderr.String())
+	}
+	if !strings.Contains(bg.stderr.String(), "a-file") {
+		t.Errorf("message does not name the folder:\n%s", bg.stderr.String())
 	}
 }
 
@@ -131,11 +166,8 @@ func TestHarnessSurvivesItsParts(t *testing.T) {
 func TestKilledHarnessLeavesNothing(t *testing.T) {
 	skipShort(t)
 	outDir := t.TempDir()
-	cmd := exec.Command(chaosrunBinary(t), append(append([]string{"run", "--quiet", "--out-dir", outDir}, shortRun...), "scenarios/bank-slow-vault.yaml")...)
-	cmd.Dir = repoRoot(t)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	bg := startChaosrun(t, append(append([]string{"run", "--quiet", "--out-dir", outDir}, shortRun...), "scenarios/bank-slow-vault.yaml")...)
+	cmd := bg.cmd
 	waitForChild(t, cmd.Process.Pid, " run --quiet", 5*time.Minute)
 	time.Sleep(3 * time.Second)
 	kids := descendants(cmd.Process.Pid)
@@ -143,7 +175,7 @@ func TestKilledHarnessLeavesNothing(t *testing.T) {
 		t.Fatalf("expected toxiproxy, 3 services and k6 below chaosrun, found %v", kids)
 	}
 	cmd.Process.Kill()
-	cmd.Wait()
+	<-bg.done
 	deadline := time.Now().Add(10 * time.Second)
 	for pid, cl := range kids {
 		for alive(pid) && time.Now().Before(deadline) {

@@ -152,8 +152,8 @@ func run(ctx context.Context, s Spec, started func(pid int)) (Result, error) {
 	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.ExitCode = -1
 		if !cancelled {
-			return res, fmt.Errorf("k6 (pid %d) was killed by signal %v after %s; output ends:\n%s",
-				pid, ws.Signal(), res.Duration.Round(time.Millisecond), res.Tail)
+			return res, fmt.Errorf("k6 (pid %d) was killed by signal %v after %s%s",
+				pid, ws.Signal(), res.Duration.Round(time.Millisecond), outputEnds(res.Tail))
 		}
 	}
 	if cancelled {
@@ -166,9 +166,17 @@ func run(ctx context.Context, s Spec, started func(pid int)) (Result, error) {
 		res.ThresholdsFailed = true
 		return res, nil
 	default:
-		return res, fmt.Errorf("k6 (pid %d) exited with code %d after %s; output ends:\n%s",
-			pid, res.ExitCode, res.Duration.Round(time.Millisecond), res.Tail)
+		return res, fmt.Errorf("k6 (pid %d) exited with code %d after %s%s",
+			pid, res.ExitCode, res.Duration.Round(time.Millisecond), outputEnds(res.Tail))
 	}
+}
+
+// outputEnds quotes the end of k6's output for an error message.
+func outputEnds(tail string) string {
+	if strings.TrimSpace(tail) == "" {
+		return " (it printed nothing)"
+	}
+	return "; output ends:\n" + tail
 }
 
 // ring keeps the last max bytes written to it.
