@@ -2,9 +2,11 @@
 GO ?= go
 PKG_TIMEOUT ?= 40m
 
-.PHONY: test lint test-main test-ext
+FUZZTIME ?= 30s
 
-test: lint test-main test-ext
+.PHONY: test lint test-main test-ext fuzz
+
+test: lint test-main test-ext fuzz
 
 lint:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -19,3 +21,14 @@ test-main:
 
 test-ext:
 	cd xk6-resilience && $(GO) test -count=1 -timeout $(PKG_TIMEOUT) ./...
+
+# Every parser of outside input is fuzzed for a bounded time; findings are
+# kept as regression inputs under each package's testdata/fuzz.
+FUZZ_TARGETS = ./scenario:FuzzParse ./assertions:FuzzParseCheck ./workloads/stream:FuzzDecode
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; fn=$${t##*:}; \
+	  echo "fuzz $$pkg $$fn for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	done

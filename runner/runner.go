@@ -19,6 +19,7 @@ import (
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/clock"
 	"github.com/chaosrun/chaosrun/faults"
+	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/testbed"
@@ -45,6 +46,9 @@ type Options struct {
 	Clock     clock.Clock
 	Versions  map[string]string
 	Overrides []string
+	// Allowed is the blast radius beyond loopback and the testbed's own
+	// services (--allow-target, allow_targets); nil allows nothing more.
+	Allowed *guard.Allowed
 	// BuildTime is how long getting the k6 binary took, for the record.
 	BuildTime time.Duration
 }
@@ -133,6 +137,15 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 		fail(eerr)
 		return rec, err
 	}
+	// k6 may reach loopback, the testbed's services and what the user
+	// allowed; it refuses every other IP before connecting.
+	allowed := o.Allowed
+	if allowed == nil {
+		allowed, _ = guard.Parse(nil)
+	}
+	for _, in := range topo.Instances {
+		allowed.Add(in.Address)
+	}
 	script := sc.Workload.Script
 	if !filepath.IsAbs(script) {
 		script = resolveScript(o.ScriptDir, sc.File, script)
@@ -148,6 +161,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 			Env:        env,
 			StreamAddr: recv.Addr(),
 			LogPath:    filepath.Join(o.OutDir, "logs", "k6.log"),
+			Extra:      allowed.K6Flags(),
 		})
 		k6done <- k6outcome{res, rerr}
 	}()

@@ -16,6 +16,9 @@ type Scenario struct {
 	Seed int64 `yaml:"seed,omitempty" json:"seed,omitempty"`
 	// Timeout bounds the whole run's wall time; 0 derives it from the workload.
 	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// AllowTargets lists addresses (host or host:port) outside the testbed
+	// that load may reach; everything else but loopback is refused.
+	AllowTargets []string `yaml:"allow_targets,omitempty" json:"allow_targets,omitempty"`
 	// Services by name, in file order (Order).
 	Services   map[string]*Service `yaml:"services" json:"services"`
 	Workload   Workload            `yaml:"workload" json:"workload"`

@@ -57,6 +57,7 @@ func TestCommandLines(t *testing.T) {
 	// The error sits on line 15: a fault on an edge that does not exist.
 	badEdge := writeScenario(t, strings.Replace(goodScenario, "edge: bank->ledger", "edge: bank->vault", 1))
 	badCheck := writeScenario(t, strings.Replace(goodScenario, `"p(99) < 2 * baseline"`, `"p(99) <<< 2"`, 1))
+	outside := writeScenario(t, strings.Replace(goodScenario, "  targets: [bank]\n", "  targets: [bank]\n  params: {UPSTREAM: \"http://10.9.8.7:80/\"}\n", 1))
 	cases := []struct {
 		name       string
 		args       []string
@@ -75,6 +76,7 @@ func TestCommandLines(t *testing.T) {
 		{"run bad scenario exits 2", []string{"run", badEdge}, exitUsage, "", []string{":15:11:"}},
 		{"run bad flag", []string{"run", "--bogus", good}, exitUsage, "", []string{"bogus"}},
 		{"run unknown testbed", []string{"run", "--testbed", "moon", good}, exitUsage, "", []string{`"moon"`, "allowed: "}},
+		{"run refuses a target outside the blast radius", []string{"run", outside}, exitUsage, "", []string{"workload.params.UPSTREAM points at 10.9.8.7:80", "--allow-target"}},
 		{"run needs a scenario", []string{"run"}, exitUsage, "", []string{"usage: chaosrun run"}},
 		{"serve unknown", []string{"serve", "mainframe"}, exitUsage, "", []string{`unknown server "mainframe"`, "bankservice"}},
 		{"schema", []string{"schema"}, exitOK, `"$schema"`, nil},

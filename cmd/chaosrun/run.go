@@ -13,6 +13,7 @@ import (
 
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/faults"
+	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/report"
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
@@ -43,6 +44,16 @@ func loadScenario(file string, sets []string) (*scenario.Scenario, error) {
 		return nil, err
 	}
 	return sc, nil
+}
+
+// blastRadius is what a scenario's load may reach beyond loopback and its
+// own services; it refuses parameters that point anywhere else.
+func blastRadius(sc *scenario.Scenario, allow []string) (*guard.Allowed, error) {
+	a, err := guard.Parse(append(append([]string{}, allow...), sc.AllowTargets...))
+	if err != nil {
+		return nil, err
+	}
+	return a, a.CheckParams(sc.Workload.Params)
 }
 
 // scenarioFiles expands folders into their *.yaml/*.yml files, in name order.
@@ -82,6 +93,8 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 	timeout := fs.Duration("timeout", 0, "hard wall-clock limit per scenario (default: load duration + 3m, or the scenario's timeout)")
 	seed := fs.Int64("seed", 0, "seed for every random choice (default: the scenario's, else random)")
 	quiet := fs.Bool("quiet", false, "no live progress line")
+	var allow stringList
+	fs.Var(&allow, "allow-target", "let load reach this host or host:port besides loopback and the testbed's services (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprintln(st.Stderr, "usage: chaosrun run [flags] SCENARIO.yaml|DIR ...")
 		fs.PrintDefaults()
@@ -115,6 +128,11 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 		if *seed != 0 {
 			sc.Seed = *seed
 		}
+		if _, err := blastRadius(sc, allow); err != nil {
+			fmt.Fprintf(st.Stderr, "%s: %v\n", f, err)
+			bad = true
+			continue
+		}
 		scs = append(scs, sc)
 	}
 	if bad {
@@ -139,7 +157,8 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 
 	worst := exitOK
 	for _, sc := range scs {
-		code := runOne(ctx, st, sc, runSettings{k6: bin.Path, k6Version: bin.Version, root: root, outDir: *outDir, timeout: *timeout, quiet: *quiet, sets: sets, build: buildTime})
+		allowed, _ := blastRadius(sc, allow)
+		code := runOne(ctx, st, sc, runSettings{allowed: allowed, k6: bin.Path, k6Version: bin.Version, root: root, outDir: *outDir, timeout: *timeout, quiet: *quiet, sets: sets, build: buildTime})
 		buildTime = 0
 		worst = max(worst, code)
 		if code == exitInterrupted {
@@ -150,6 +169,7 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 }
 
 type runSettings struct {
+	allowed                     *guard.Allowed
 	k6, k6Version, root, outDir string
 	timeout                     time.Duration
 	quiet                       bool
@@ -181,6 +201,7 @@ func runOne(ctx context.Context, st *State, sc *scenario.Scenario, rs runSetting
 		Versions:  map[string]string{"chaosrun": version(), "k6": rs.k6Version},
 		Overrides: rs.sets,
 		BuildTime: rs.build,
+		Allowed:   rs.allowed,
 	})
 	var writeErrs []string
 	if werr := report.WriteJSON(filepath.Join(dir, "run.json"), rec); werr != nil {

@@ -1,0 +1,172 @@
+// Package guard keeps a run's load and faults inside its blast radius:
+// services the testbed started, loopback, and addresses the user allowed
+// explicitly. Anything else is refused before a single request is sent.
+package guard
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// Allowed is the set of addresses a run may send traffic to besides loopback.
+type Allowed struct {
+	hosts map[string]bool // host or host:port as the user wrote it
+	addrs []netip.Addr    // literal IPs among them
+}
+
+// Parse reads --allow-target values (host or host:port).
+func Parse(values []string) (*Allowed, error) {
+	a := &Allowed{hosts: map[string]bool{}}
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		host := v
+		if h, _, err := net.SplitHostPort(v); err == nil {
+			host = h
+		}
+		if host == "" {
+			return nil, fmt.Errorf("--allow-target %q: want host or host:port", v)
+		}
+		a.hosts[strings.ToLower(v)] = true
+		a.hosts[strings.ToLower(host)] = true
+		if ip, err := netip.ParseAddr(host); err == nil {
+			a.addrs = append(a.addrs, ip.Unmap())
+		}
+	}
+	return a, nil
+}
+
+// Add allows one more host or host:port (a service the testbed started).
+func (a *Allowed) Add(hostport string) {
+	b, _ := Parse([]string{hostport})
+	for h := range b.hosts {
+		a.hosts[h] = true
+	}
+	a.addrs = append(a.addrs, b.addrs...)
+}
+
+// Permits reports whether host (a name or IP, with or without port) is in
+// the blast radius: loopback, "localhost", or allowed explicitly.
+func (a *Allowed) Permits(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(strings.ToLower(host), "[]")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.Unmap().IsLoopback() {
+		return true
+	}
+	return a != nil && (a.hosts[strings.ToLower(hostport)] || a.hosts[host])
+}
+
+// CheckParams refuses workload parameters that point outside the blast
+// radius: any value that reads as a URL or host:port with a host that is not
+// loopback and not allowed.
+func (a *Allowed) CheckParams(params map[string]string) error {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		host, ok := hostOf(params[k])
+		if ok && !a.Permits(host) {
+			return fmt.Errorf("workload.params.%s points at %s, outside this run's blast radius (allowed: services the testbed starts, loopback, and --allow-target/allow_targets entries)", k, host)
+		}
+	}
+	return nil
+}
+
+// hostOf extracts the host of a URL or host:port value.
+func hostOf(v string) (string, bool) {
+	if strings.Contains(v, "://") {
+		u, err := url.Parse(v)
+		if err != nil || u.Host == "" {
+			return "", false
+		}
+		return u.Host, true
+	}
+	if h, p, err := net.SplitHostPort(v); err == nil && h != "" && isPort(p) && !strings.ContainsAny(h, " /") {
+		return v, true
+	}
+	return "", false
+}
+
+func isPort(p string) bool {
+	if p == "" || len(p) > 5 {
+		return false
+	}
+	for _, c := range p {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// BlockedRanges lists the IP ranges k6 must refuse (its --blacklist-ip):
+// every IPv4 and IPv6 address except loopback and the allowed IPs.
+func (a *Allowed) BlockedRanges() []netip.Prefix {
+	keep4 := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	keep6 := []netip.Prefix{netip.MustParsePrefix("::1/128")}
+	if a != nil {
+		for _, ip := range a.addrs {
+			if ip.Is4() {
+				keep4 = append(keep4, netip.PrefixFrom(ip, 32))
+			} else {
+				keep6 = append(keep6, netip.PrefixFrom(ip, 128))
+			}
+		}
+	}
+	out := complement(netip.MustParsePrefix("0.0.0.0/0"), keep4)
+	return append(out, complement(netip.MustParsePrefix("::/0"), keep6)...)
+}
+
+// complement returns the smallest set of prefixes covering all of space
+// except the kept prefixes.
+func complement(space netip.Prefix, keep []netip.Prefix) []netip.Prefix {
+	for _, k := range keep {
+		if k == space || (k.Bits() <= space.Bits() && k.Contains(space.Addr())) {
+			return nil // space is entirely kept
+		}
+	}
+	overlaps := false
+	for _, k := range keep {
+		if space.Overlaps(k) {
+			overlaps = true
+			break
+		}
+	}
+	if !overlaps {
+		return []netip.Prefix{space}
+	}
+	lo, hi := halves(space)
+	return append(complement(lo, keep), complement(hi, keep)...)
+}
+
+// halves splits a prefix into its two sub-prefixes one bit longer.
+func halves(p netip.Prefix) (netip.Prefix, netip.Prefix) {
+	bits := p.Bits() + 1
+	lo := netip.PrefixFrom(p.Addr(), bits)
+	b := p.Addr().AsSlice()
+	i := p.Bits() / 8
+	b[i] |= 0x80 >> (p.Bits() % 8)
+	hiAddr, _ := netip.AddrFromSlice(b)
+	return lo, netip.PrefixFrom(hiAddr, bits)
+}
+
+// K6Flags is the k6 command-line part of the guard.
+func (a *Allowed) K6Flags() []string {
+	ranges := a.BlockedRanges()
+	s := make([]string, len(ranges))
+	for i, r := range ranges {
+		s[i] = r.String()
+	}
+	return []string{"--blacklist-ip", strings.Join(s, ",")}
+}
