@@ -3,6 +3,7 @@ package toxiserver
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"math/rand"
 	"net"
 	"net/http"
+	"os"
+	"strings"
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
@@ -25,11 +28,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	listen := fs.String("listen", "127.0.0.1:0", "address of Toxiproxy's API")
 	seed := fs.Int64("seed", 0, "seed for Toxiproxy's random choices (toxicity, jitter); 0 = random")
 	verbose := fs.Bool("verbose", false, "log every proxy event")
+	token := fs.String("token", "", "require this token (HTTP basic auth password or Bearer) on the API; required when --listen is not loopback (default $CHAOSRUN_TOKEN)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve toxiproxy: unexpected argument %q", fs.Arg(0))
+	}
+	if *token == "" {
+		*token = os.Getenv("CHAOSRUN_TOKEN")
+	}
+	if !isLoopback(*listen) && *token == "" {
+		return fmt.Errorf("serve toxiproxy: --listen %s is not a loopback address: set --token (or CHAOSRUN_TOKEN) so that only this run can inject faults", *listen)
 	}
 	if *seed != 0 {
 		// Toxiproxy draws from the global source; seeding it makes toxicity
@@ -47,7 +57,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("serve toxiproxy: listen on %s: %w", *listen, err)
 	}
-	hs := &http.Server{Handler: srv.Routes(), ReadHeaderTimeout: 5 * time.Second}
+	var h http.Handler = srv.Routes()
+	if *token != "" {
+		h = requireToken(*token, h)
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
@@ -65,4 +79,37 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("serve toxiproxy: shutdown: %w", err)
 	}
 	return nil
+}
+
+// isLoopback reports whether a listen address binds loopback only.
+func isLoopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// requireToken lets a request through only with the token, as a basic-auth
+// password (a URL like http://:TOKEN@host) or a Bearer token.
+func requireToken(token string, next http.Handler) http.Handler {
+	want := []byte(token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := ""
+		if _, pw, ok := r.BasicAuth(); ok {
+			got = pw
+		} else if b, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+			got = b
+		}
+		if subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Basic realm="chaosrun toxiproxy"`)
+			http.Error(w, "chaosrun: this Toxiproxy API needs the run's token", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
