@@ -4,9 +4,9 @@ PKG_TIMEOUT ?= 40m
 
 FUZZTIME ?= 30s
 
-.PHONY: test lint test-main test-ext fuzz
+.PHONY: test lint lint-workflows test-main test-ext fuzz
 
-test: lint test-main test-ext fuzz
+test: lint lint-workflows test-main test-ext fuzz
 
 lint:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -24,7 +24,7 @@ test-ext:
 
 # Every parser of outside input is fuzzed for a bounded time; findings are
 # kept as regression inputs under each package's testdata/fuzz.
-FUZZ_TARGETS = ./scenario:FuzzParse ./assertions:FuzzParseCheck ./workloads/stream:FuzzDecode
+FUZZ_TARGETS = ./scenario:FuzzParse ./assertions:FuzzParseCheck ./workloads/stream:FuzzDecode ./testbed/httpstage:FuzzStage
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
@@ -32,3 +32,8 @@ fuzz:
 	  echo "fuzz $$pkg $$fn for $(FUZZTIME)"; \
 	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
+
+# The GitHub workflows are checked by actionlint, built from a pinned tools module.
+lint-workflows:
+	cd tools/actionlint && $(GO) build -o ../../bin/actionlint github.com/rhysd/actionlint/cmd/actionlint
+	bin/actionlint -color=false .github/workflows/*.yml

@@ -211,7 +211,7 @@ func New(spec scenario.Fault) (Fault, error) {
 	if spec.Name == "" {
 		return nil, fmt.Errorf("fault on edge %q: empty name", spec.Edge)
 	}
-	if spec.Edge == "" {
+	if spec.Edge == "" && !IsHostKind(spec.Kind) {
 		return nil, fmt.Errorf("fault %s: empty edge (allowed: \"from->to\" or \"from->to.N\")", spec.Name)
 	}
 	if err := Check(spec.Kind, spec.Attributes); err != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 func TestKinds(t *testing.T) {
-	want := []string{"bandwidth", "latency", "limit_data", "proxy_down", "reset_peer", "slow_close", "timeout"}
+	want := []string{"bandwidth", "host_disconnect", "host_kill", "host_pause", "host_stop", "http_error", "http_latency", "latency", "limit_data", "proxy_down", "reset_peer", "slow_close", "timeout"}
 	if got := Kinds(); !slices.Equal(got, want) {
 		t.Errorf("Kinds() = %v, want %v", got, want)
 	}
@@ -29,7 +29,7 @@ func TestCheck(t *testing.T) {
 		{"timeout blackhole", "timeout", map[string]float64{"timeout": 0}, ""},
 		{"reset_peer default", "reset_peer", nil, ""},
 		{"unknown kind", "latnecy", nil,
-			`unknown fault kind "latnecy" (allowed: bandwidth, latency, limit_data, proxy_down, reset_peer, slow_close, timeout)`},
+			`unknown fault kind "latnecy" (allowed: bandwidth, host_disconnect, host_kill, host_pause, host_stop, http_error, http_latency, latency, limit_data, proxy_down, reset_peer, slow_close, timeout)`},
 		{"unknown attr", "latency", map[string]float64{"latency": 1, "delay": 5},
 			`latency: attribute "delay": unknown attribute (allowed: latency (ms, 0..3600000, required); jitter (ms, 0..3600000))`},
 		{"missing attr", "bandwidth", map[string]float64{},

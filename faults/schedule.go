@@ -151,11 +151,14 @@ func (s *schedule) event(i int, action record.FaultAction, scheduled time.Time, 
 	ev := record.FaultEvent{
 		Fault:     s.specs[i].Name,
 		Kind:      s.specs[i].Kind,
-		Target:    s.specs[i].Edge,
+		Target:    cmp.Or(s.specs[i].Edge, s.specs[i].Host),
 		Action:    action,
 		Scheduled: scheduled,
 		Actual:    s.clk.Now(),
 		Detail:    s.built[i].Describe(),
+	}
+	if c, ok := s.built[i].(Counter); ok && action == record.Reverted {
+		ev.Counts = c.Counts()
 	}
 	if err != nil {
 		ev.Action = record.Failed

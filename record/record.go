@@ -111,6 +111,9 @@ type FaultEvent struct {
 	Actual    time.Time   `json:"actual"`
 	Error     string      `json:"error,omitempty"`
 	Detail    string      `json:"detail,omitempty"`
+	// Counts are what the fault counted while in force (HTTP faults:
+	// seen, matched and affected requests), on its revert event.
+	Counts map[string]int64 `json:"counts,omitempty"`
 }
 
 // Scrape is one reading of a target's /metrics.

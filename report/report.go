@@ -1,5 +1,7 @@
-// Package report turns a run record and its verdicts into what people read:
-// the terminal verdict table, a Markdown summary and the JSON record.
+// Package report turns run records and their verdicts into what people
+// read: the terminal verdict table, Markdown summaries, JUnit XML, a
+// self-contained HTML page with SVG plots, the JSON record itself, and the
+// comparison of two sets of records (Compare, behind `chaosrun diff`).
 package report
 
 import (
@@ -10,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/chaosrun/chaosrun/record"
 )
@@ -28,12 +31,14 @@ func Passed(r *record.Run) bool {
 	return true
 }
 
-// WriteJSON writes the run record to path, creating its folder.
+// WriteJSON writes the run record to path as compact JSON, creating its
+// folder.
 func WriteJSON(path string, r *record.Run) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	b, err := json.MarshalIndent(r, "", "  ")
+	// Compact: indentation adds 40% to a record of thousands of series.
+	b, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("report: encode run record: %w", err)
 	}
@@ -156,6 +161,7 @@ func Markdown(r *record.Run) string {
 			fmt.Fprintf(&b, "- %s\n", strings.ReplaceAll(p, "\n", " "))
 		}
 	}
+	b.WriteString(keyFiguresMarkdown(r))
 	if len(r.Faults) > 0 {
 		b.WriteString("\n\n### Fault timeline\n\n| fault | kind | target | action | scheduled | actual | skew |\n|---|---|---|---|---|---|---|\n")
 		for _, f := range r.Faults {
@@ -171,9 +177,9 @@ func Markdown(r *record.Run) string {
 	return b.String()
 }
 
+// timeOf writes a duration for people: to the millisecond.
 func timeOf(d record.Duration) string {
-	t, _ := d.MarshalText()
-	return string(t)
+	return time.Duration(d).Round(time.Millisecond).String()
 }
 
 // WriteMarkdown writes Markdown(r) to path.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -120,7 +121,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 		fail(interrupted(ctx, fmt.Errorf("testbed: %w", uerr)))
 		return rec, err
 	}
-	rec.Topology = append(rec.Topology, record.ServiceInfo{Name: "toxiproxy", Address: strings.TrimPrefix(topo.ToxiproxyURL, "http://"), PID: topo.ToxiproxyPID, Proxies: topo.Proxies})
+	rec.Topology = append(rec.Topology, record.ServiceInfo{Name: "toxiproxy", Address: hostOf(topo.ToxiproxyURL), PID: topo.ToxiproxyPID, Proxies: topo.Proxies})
 	for _, in := range topo.Instances {
 		rec.Topology = append(rec.Topology, record.ServiceInfo{Name: in.Name, Address: in.Address, PID: in.PID})
 	}
@@ -198,6 +199,9 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	schedCtx, stopSched := context.WithCancel(context.Background())
 	schedDone := make(chan error, 1)
 	fenv := &faultEnv{sc: sc, api: faults.NewToxiproxyAPI(topo.ToxiproxyURL)}
+	if h, ok := o.Testbed.(interface{ Hosts() faults.HostAPI }); ok {
+		fenv.hosts = h.Hosts()
+	}
 	go func() {
 		schedDone <- faults.Run(schedCtx, o.Clock, rec.Start, sc.Faults, fenv, func(ev record.FaultEvent) {
 			evMu.Lock()
@@ -260,7 +264,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	if sum.Dropped > 0 {
 		rec.Problems = append(rec.Problems, fmt.Sprintf("results stream: the output dropped %d samples", sum.Dropped))
 	}
-	rec.Windows = sum.Windows
+	rec.Windows = trimWindows(sum.Windows, sc)
 	evMu.Lock()
 	rec.Faults = events
 	evMu.Unlock()
@@ -332,14 +336,27 @@ func resolveScript(scriptDir, scenarioFile, script string) string {
 	return filepath.Join(scriptDir, script)
 }
 
-// faultEnv lets the schedule reach the testbed's proxies.
-type faultEnv struct {
-	sc  *scenario.Scenario
-	api faults.ToxicAPI
+// hostOf is the host:port of a URL, without its credentials (the Docker
+// testbed's Toxiproxy URL carries the run's token).
+func hostOf(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return strings.TrimPrefix(rawURL, "http://")
 }
 
-func (e *faultEnv) ProxiesFor(edge string) ([]string, error) { return e.sc.ProxiesFor(edge) }
-func (e *faultEnv) Toxics() faults.ToxicAPI                  { return e.api }
+// faultEnv lets the schedule reach the testbed's proxies and, when the
+// testbed has them, its hosts.
+type faultEnv struct {
+	sc    *scenario.Scenario
+	api   faults.ToxicAPI
+	hosts faults.HostAPI
+}
+
+func (e *faultEnv) ProxiesFor(edge string) ([]string, error)   { return e.sc.ProxiesFor(edge) }
+func (e *faultEnv) Toxics() faults.ToxicAPI                    { return e.api }
+func (e *faultEnv) Hosts() faults.HostAPI                      { return e.hosts }
+func (e *faultEnv) InstancesFor(host string) ([]string, error) { return e.sc.InstancesFor(host) }
 
 // activeSet tracks which faults are in force, for the progress line.
 type activeSet struct {

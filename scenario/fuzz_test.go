@@ -45,6 +45,12 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		for _, fault := range s.Faults {
+			if fault.Host != "" {
+				if _, err := s.InstancesFor(fault.Host); err != nil {
+					t.Fatalf("fault %s: %v", fault.Name, err)
+				}
+				continue
+			}
 			if _, err := s.ProxiesFor(fault.Edge); err != nil {
 				t.Fatalf("fault %s: %v", fault.Name, err)
 			}

@@ -26,6 +26,9 @@ type Options struct {
 	// Targets are the built-in target names allowed in run:; nil accepts
 	// any non-empty name.
 	Targets []string
+	// HostKind reports whether a fault kind acts on a host (host:) rather
+	// than an edge (edge:); nil treats the kinds named host_* as host kinds.
+	HostKind func(kind string) bool
 }
 
 // Load reads, decodes and validates a scenario file.

@@ -20,7 +20,9 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // assertions packages, small enough to read.
 var testOptions = Options{
 	FaultKind: func(kind string, attrs map[string]float64) error {
-		known := map[string][]string{"latency": {"latency", "jitter"}, "bandwidth": {"rate"}}
+		known := map[string][]string{"latency": {"latency", "jitter"}, "bandwidth": {"rate"},
+			"host_pause": nil, "host_stop": nil, "host_kill": nil, "host_disconnect": nil,
+			"http_error": {"status", "retry_after"}}
 		allowed, ok := known[kind]
 		if !ok {
 			return fmt.Errorf("unknown fault kind %q (allowed: bandwidth, latency)", kind)

@@ -39,7 +39,17 @@ type Scenario struct {
 type Service struct {
 	// Run names a built-in target served by `chaosrun serve` (bankservice,
 	// ledger, vault, kvdispatcher, kvstore).
-	Run string `yaml:"run" json:"run"`
+	Run string `yaml:"run,omitempty" json:"run,omitempty"`
+	// Image is a local Docker image of the user's own service (docker
+	// testbed; never pulled). Port and Health say where it serves.
+	Image string `yaml:"image,omitempty" json:"image,omitempty"`
+	// Port is the port the service listens on inside its container (with
+	// image:); with command: the local testbed picks one and substitutes it
+	// for {port} in the command.
+	Port int `yaml:"port,omitempty" json:"port,omitempty" jsonschema:"minimum=1,maximum=65535"`
+	// Command is the user's own service as a program to run on the local
+	// testbed, e.g. [redis-server, --port, "{port}"].
+	Command []string `yaml:"command,omitempty" json:"command,omitempty"`
 	// Replicas is how many instances run; default 1.
 	Replicas int `yaml:"replicas,omitempty" json:"replicas,omitempty" jsonschema:"minimum=1,maximum=16"`
 	// Config is passed to the target as --key=value flags.
@@ -47,7 +57,8 @@ type Service struct {
 	// DependsOn names the services this one calls; each becomes a Toxiproxy
 	// edge "from->to" (one proxy per replica of the callee).
 	DependsOn []string `yaml:"depends_on,omitempty" json:"depends_on,omitempty"`
-	// Health is the readiness path; default /healthz.
+	// Health is the readiness path; default /healthz. "tcp" waits for the
+	// port to accept and hold a connection instead (services without HTTP).
 	Health string `yaml:"health,omitempty" json:"health,omitempty"`
 }
 
@@ -71,7 +82,11 @@ type Fault struct {
 	// timeout, reset_peer, limit_data, proxy_down).
 	Kind string `yaml:"kind" json:"kind"`
 	// Edge is "from->to" (every replica of to) or "from->to.N" (one replica).
-	Edge string `yaml:"edge" json:"edge"`
+	Edge string `yaml:"edge,omitempty" json:"edge,omitempty"`
+	// Host names the instance(s) a host fault (host_stop, host_pause,
+	// host_kill, host_disconnect) acts on: "svc" (every replica) or "svc.N".
+	// A fault has an edge or a host, never both.
+	Host string `yaml:"host,omitempty" json:"host,omitempty"`
 	// Start is the offset from load start; Duration how long the fault lasts.
 	Start    Duration `yaml:"start" json:"start"`
 	Duration Duration `yaml:"duration" json:"duration"`
@@ -81,6 +96,8 @@ type Fault struct {
 	Toxicity *float64 `yaml:"toxicity,omitempty" json:"toxicity,omitempty" jsonschema:"minimum=0,maximum=1"`
 	// Attributes are the kind's parameters (e.g. latency: 2000, jitter: 100).
 	Attributes map[string]float64 `yaml:"attributes,omitempty" json:"attributes,omitempty"`
+	// Match selects the requests of an HTTP fault kind; nil is all of them.
+	Match *Match `yaml:"match,omitempty" json:"match,omitempty"`
 }
 
 // Assertion checks one metric over one window.

@@ -154,10 +154,10 @@ func (v *validator) services() {
 		if !namePattern.MatchString(name) {
 			v.keyErrf(p, "lower-case letters, digits and -, starting with a letter or digit", "invalid service name %q", name)
 		}
-		if v.ok(p + ".run") {
+		if v.ok(p+".run") && !v.ownService(p, svc) {
 			switch {
 			case svc.Run == "":
-				v.missing(p+".run", allowedList(v.opts.Targets))
+				v.missing(p+".run", allowedList(v.opts.Targets)+"; or image: (docker) / command: (local) for your own service")
 			case v.opts.Targets != nil && !slices.Contains(v.opts.Targets, svc.Run):
 				v.errf(p+".run", allowedList(v.opts.Targets), "unknown target %q", svc.Run)
 			}
@@ -165,8 +165,8 @@ func (v *validator) services() {
 		if v.ok(p+".replicas") && (svc.Replicas < 0 || svc.Replicas > MaxReplicas) {
 			v.errf(p+".replicas", fmt.Sprintf("1 to %d", MaxReplicas), "replicas %d out of range", svc.Replicas)
 		}
-		if v.ok(p+".health") && svc.Health != "" && !strings.HasPrefix(svc.Health, "/") {
-			v.errf(p+".health", "", "health must be a path starting with /, got %q", svc.Health)
+		if v.ok(p+".health") && svc.Health != "" && svc.Health != HealthTCP && !strings.HasPrefix(svc.Health, "/") {
+			v.errf(p+".health", "a path starting with /, or tcp", "health must be a path starting with /, got %q", svc.Health)
 		}
 		for _, k := range sortedKeys(svc.Config) {
 			if !configKeyPattern.MatchString(k) {

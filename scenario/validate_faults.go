@@ -99,7 +99,9 @@ func (v *validator) faults() {
 				v.faultKindErr(p, f, err)
 			}
 		}
-		if v.ok(p+".edge") && v.ok("services") {
+		if v.hostFault(p, f) {
+			// a host fault: checked by hostFault
+		} else if v.ok(p+".edge") && v.ok("services") {
 			if _, _, _, allowed, err := s.parseEdge(f.Edge); err != nil {
 				if f.Edge == "" {
 					v.missing(p+".edge", allowed)
@@ -124,6 +126,7 @@ func (v *validator) faults() {
 		if v.ok(p+".toxicity") && f.Toxicity != nil && (*f.Toxicity < 0 || *f.Toxicity > 1) {
 			v.errf(p+".toxicity", "0 to 1", "toxicity %g out of range", *f.Toxicity)
 		}
+		v.match(p, f)
 	}
 }
 

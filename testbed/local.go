@@ -62,7 +62,11 @@ func (l *Local) Up(ctx context.Context, sc *scenario.Scenario) (topo *Topology, 
 		}
 	}()
 
-	toxi, err := l.start(ctx, "toxiproxy", []string{"serve", "toxiproxy", "--listen", "127.0.0.1:0", "--seed", strconv.FormatInt(l.Seed, 10)}, []string{"GODEBUG=randseednop=0"})
+	toxiArgs := []string{"serve", "toxiproxy", "--listen", "127.0.0.1:0", "--seed", strconv.FormatInt(l.Seed, 10)}
+	if sc.HasHTTPFaults() {
+		toxiArgs = append(toxiArgs, "--http-stage") // an HTTP stage behind every proxy
+	}
+	toxi, err := l.start(ctx, "toxiproxy", toxiArgs, []string{"GODEBUG=randseednop=0"})
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +98,7 @@ func (l *Local) Up(ctx context.Context, sc *scenario.Scenario) (topo *Topology, 
 			if replicas > 1 {
 				inst = fmt.Sprintf("%s.%d", name, i)
 			}
-			p, err := l.start(ctx, inst, serveArgs(svc, deps), nil)
+			p, err := l.startService(ctx, inst, svc, deps)
 			if err != nil {
 				return nil, err
 			}
@@ -102,7 +106,7 @@ func (l *Local) Up(ctx context.Context, sc *scenario.Scenario) (topo *Topology, 
 			if health == "" {
 				health = "/healthz"
 			}
-			if err := waitHTTP(ctx, "http://"+p.addr+health, l.ReadyTimeout); err != nil {
+			if err := waitService(ctx, p.addr, health, l.ReadyTimeout); err != nil {
 				return nil, fmt.Errorf("testbed: %s not healthy at %s: %w%s", inst, health, err, p.tail())
 			}
 			addrs[name] = append(addrs[name], p.addr)

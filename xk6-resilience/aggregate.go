@@ -24,6 +24,7 @@ const (
 var DefaultTags = []string{
 	"scenario", "name", "api", "status", "expected_response", "tier",
 	"caller", "method", "model", "shard", "key_class",
+	"proxy", "toxic", "action", // resilience_fault_events
 }
 
 // Limits that keep memory bounded however long a run is.

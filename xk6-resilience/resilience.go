@@ -1,7 +1,9 @@
 // Package resilience is the xk6-resilience k6 extension: the JavaScript module
-// k6/x/resilience and the "resilience" output, which aggregates every metric
-// sample into one-second windows of per-series counters and HDR histograms and
-// streams them as JSON lines to a loopback socket or a file.
+// k6/x/resilience (client behaviour models, key streams, arrival shapes,
+// deadline and criticality headers, Toxiproxy control) and the "resilience"
+// output, which aggregates every metric sample into one-second windows of
+// per-series counters and HDR histograms and streams them as JSON lines to a
+// loopback socket or a file.
 //
 // xk6 blank-imports this package, so everything registers from here.
 package resilience
@@ -15,7 +17,7 @@ import (
 
 // Version is the extension's version, reported by version() and in the
 // stream's hello message.
-const Version = "v0.1.0"
+const Version = "v0.2.0"
 
 func init() {
 	modules.Register("k6/x/resilience", new(RootModule))
@@ -25,30 +27,24 @@ func init() {
 // RootModule is the global k6/x/resilience module; it makes one ModuleInstance per VU.
 type RootModule struct{}
 
-// ModuleInstance is the k6/x/resilience module as one VU sees it.
-type ModuleInstance struct {
-	vu modules.VU
-}
-
 var (
 	_ modules.Module   = new(RootModule)
 	_ modules.Instance = new(ModuleInstance)
 )
 
-// NewModuleInstance returns the module's instance for one VU.
+// NewModuleInstance returns the module's instance for one VU. It registers
+// the extension's metrics in the VU's registry (the same metrics for every VU).
 func (*RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
-	return &ModuleInstance{vu: vu}
+	mi := &ModuleInstance{vu: vu, names: defaultHeaderNames}
+	if env := vu.InitEnv(); env != nil {
+		m, err := registerMetrics(env.Registry)
+		if err != nil {
+			panic(vu.Runtime().NewGoError(err))
+		}
+		mi.metrics = m
+	}
+	return mi
 }
-
-// Exports lists what JavaScript sees in k6/x/resilience.
-func (mi *ModuleInstance) Exports() modules.Exports {
-	return modules.Exports{Named: map[string]any{
-		"version": mi.Version,
-	}}
-}
-
-// Version returns the extension's version string.
-func (*ModuleInstance) Version() string { return Version }
 
 // k6Version is the version of go.k6.io/k6 this binary was built with, or ""
 // when the build information does not say.

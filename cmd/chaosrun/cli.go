@@ -51,6 +51,10 @@ func commands() map[string]command {
 		"schema":   {"print the JSON Schema of the scenario format", cmdSchema},
 		"serve":    {"serve a reference target or Toxiproxy (used by testbeds)", cmdServe},
 		"version":  {"print versions", cmdVersion},
+		"images":   {"build and list the Docker testbed's images (never pulled)", cmdImages},
+		"clean":    {"remove containers and networks that killed Docker runs left", cmdClean},
+		"doctor":   {"check Docker, the images and the k6 build; say what to fix", cmdDoctor},
+		"diff":     {"compare run records: what got worse beyond the noise", cmdDiff},
 	}
 }
 

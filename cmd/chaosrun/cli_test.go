@@ -101,7 +101,7 @@ func TestCommandLines(t *testing.T) {
 }
 
 func TestCatalogValidates(t *testing.T) {
-	code, so, se := runCLI(t, "validate", "../../scenarios")
+	code, so, se := runCLI(t, "validate", "../../scenarios", "../../scenarios/examples")
 	if code != exitOK {
 		t.Fatalf("catalog does not validate (exit %d):\n%s%s", code, so, se)
 	}

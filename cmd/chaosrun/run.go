@@ -14,10 +14,10 @@ import (
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/faults"
 	"github.com/chaosrun/chaosrun/guard"
+	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/report"
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
-	"github.com/chaosrun/chaosrun/testbed"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
 
@@ -28,6 +28,7 @@ func scenarioOptions() scenario.Options {
 		Check:     assertions.ValidateCheck,
 		Metric:    assertions.ValidateMetric,
 		Targets:   targetNames(),
+		HostKind:  faults.IsHostKind,
 	}
 }
 
@@ -87,10 +88,11 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 	fs.SetOutput(st.Stderr)
 	var sets stringList
 	fs.Var(&sets, "set", "override a scenario value, e.g. bank.bulkheads=off (repeatable)")
-	bed := fs.String("testbed", "local", "where services run: local")
+	bed := fs.String("testbed", "local", "where services run: local (child processes) or docker (containers)")
 	k6path := fs.String("k6", "", "use this k6 binary (built with xk6-resilience) instead of building one")
 	outDir := fs.String("out-dir", "chaosrun-results", "folder for run records, summaries and logs (one sub-folder per scenario)")
 	timeout := fs.Duration("timeout", 0, "hard wall-clock limit per scenario (default: load duration + 3m, or the scenario's timeout)")
+	totalTimeout := fs.Duration("total-timeout", 0, "wall-clock limit for all scenarios together; those not finished by then are not run (default: none)")
 	seed := fs.Int64("seed", 0, "seed for every random choice (default: the scenario's, else random)")
 	quiet := fs.Bool("quiet", false, "no live progress line")
 	var allow stringList
@@ -106,8 +108,8 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if *bed != "local" {
-		fmt.Fprintf(st.Stderr, "chaosrun run: --testbed %q is not available (allowed: local)\n", *bed)
+	if *bed != "local" && *bed != "docker" {
+		fmt.Fprintf(st.Stderr, "chaosrun run: --testbed %q is not available (allowed: local, docker)\n", *bed)
 		return exitUsage
 	}
 	files, err := scenarioFiles(fs.Args())
@@ -153,16 +155,52 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 		}
 		return exitRunError
 	}
+	var image string
+	if *bed == "docker" {
+		if image, err = dockerImage(ctx, st, root); err != nil {
+			fmt.Fprintf(st.Stderr, "chaosrun run: %v\n", err)
+			if ctx.Err() != nil {
+				return exitInterrupted
+			}
+			return exitRunError
+		}
+	}
 	buildTime := time.Since(t0)
 
+	if *totalTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *totalTimeout)
+		defer cancel()
+	}
+	var done []*record.Run
 	worst := exitOK
 	for _, sc := range scs {
 		allowed, _ := blastRadius(sc, allow)
-		code := runOne(ctx, st, sc, runSettings{allowed: allowed, k6: bin.Path, k6Version: bin.Version, root: root, outDir: *outDir, timeout: *timeout, quiet: *quiet, sets: sets, build: buildTime})
+		code := runOne(ctx, st, sc, runSettings{allowed: allowed, bed: *bed, image: image, k6: bin.Path, k6Version: bin.Version, root: root, outDir: *outDir, timeout: *timeout, quiet: *quiet, sets: sets, build: buildTime})
 		buildTime = 0
+		if rec, err := report.ReadJSON(filepath.Join(*outDir, sc.Name, "run.json")); err == nil {
+			done = append(done, rec)
+		}
+		if *totalTimeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			fmt.Fprintf(st.Stderr, "chaosrun run: --total-timeout %s reached in %s; the scenarios after it were not run\n", *totalTimeout, sc.Name)
+			// Cut by the total bound, not by the user: a run error.
+			worst = max(worst, exitRunError)
+			if code != exitInterrupted {
+				worst = max(worst, code)
+			}
+			break
+		}
 		worst = max(worst, code)
 		if code == exitInterrupted {
 			break
+		}
+	}
+	if len(scs) > 1 {
+		if err := report.WriteCombined(*outDir, done); err != nil {
+			fmt.Fprintf(st.Stderr, "chaosrun run: combined report: %v\n", err)
+			worst = max(worst, exitRunError)
+		} else {
+			fmt.Fprintf(st.Stderr, "combined report: %s\n", filepath.Join(*outDir, "index.html"))
 		}
 	}
 	return worst
@@ -171,6 +209,7 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 type runSettings struct {
 	allowed                     *guard.Allowed
 	k6, k6Version, root, outDir string
+	bed, image                  string
 	timeout                     time.Duration
 	quiet                       bool
 	sets                        []string
@@ -183,15 +222,15 @@ func runOne(ctx context.Context, st *State, sc *scenario.Scenario, rs runSetting
 		fmt.Fprintf(st.Stderr, "chaosrun run: out dir: %v\n", err)
 		return exitRunError
 	}
-	fmt.Fprintf(st.Stderr, "▶ %s: %s of load, %d fault(s), %d assertion(s); testbed local\n",
-		sc.Name, sc.Workload.Duration.Std(), len(sc.Faults), len(sc.Assertions))
+	fmt.Fprintf(st.Stderr, "▶ %s: %s of load, %d fault(s), %d assertion(s); testbed %s\n",
+		sc.Name, sc.Workload.Duration.Std(), len(sc.Faults), len(sc.Assertions), rs.bed)
 	var progress = st.Stderr
 	if rs.quiet {
 		progress = nil
 	}
 	rec, err := runner.Run(ctx, runner.Options{
 		Scenario:  sc,
-		Testbed:   &testbed.Local{Binary: st.Executable, LogDir: filepath.Join(dir, "logs"), Seed: sc.Seed},
+		Testbed:   newTestbed(st, rs, sc, filepath.Join(dir, "logs")),
 		K6:        rs.k6,
 		ScriptDir: filepath.Join(rs.root, "workloads"),
 		OutDir:    dir,
@@ -208,6 +247,12 @@ func runOne(ctx context.Context, st *State, sc *scenario.Scenario, rs runSetting
 		writeErrs = append(writeErrs, werr.Error())
 	}
 	if werr := report.WriteMarkdown(filepath.Join(dir, "summary.md"), rec); werr != nil {
+		writeErrs = append(writeErrs, werr.Error())
+	}
+	if werr := report.WriteHTML(filepath.Join(dir, "report.html"), rec); werr != nil {
+		writeErrs = append(writeErrs, werr.Error())
+	}
+	if werr := report.WriteJUnit(filepath.Join(dir, "junit.xml"), rec); werr != nil {
 		writeErrs = append(writeErrs, werr.Error())
 	}
 	report.Table(st.Stdout, rec)

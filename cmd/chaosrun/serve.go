@@ -10,15 +10,20 @@ import (
 	"strings"
 
 	"github.com/chaosrun/chaosrun/targets/bankservice"
+	"github.com/chaosrun/chaosrun/targets/cachefront"
+	"github.com/chaosrun/chaosrun/targets/kvdispatcher"
 	"github.com/chaosrun/chaosrun/testbed/toxiserver"
 )
 
 // servers maps `chaosrun serve NAME` to what it runs.
 var servers = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
-	"toxiproxy":   toxiserver.Main,
-	"bankservice": bankservice.BankMain,
-	"ledger":      bankservice.LedgerMain,
-	"vault":       bankservice.VaultMain,
+	"toxiproxy":    toxiserver.Main,
+	"bankservice":  bankservice.BankMain,
+	"ledger":       bankservice.LedgerMain,
+	"cachefront":   cachefront.Main,
+	"vault":        bankservice.VaultMain,
+	"kvdispatcher": kvdispatcher.DispatcherMain,
+	"kvstore":      kvdispatcher.StoreMain,
 }
 
 // targetNames lists the reference targets a scenario may `run:`.

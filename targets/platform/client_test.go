@@ -101,16 +101,23 @@ func TestClientErrorKinds(t *testing.T) {
 	}
 }
 
-func TestClientCallerCanceled(t *testing.T) {
+func TestClientCallerCanceledOrDeadline(t *testing.T) {
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 	}))
 	defer slow.Close()
 	c, _ := NewClient("dep", []string{hostPort(slow)}, 5*time.Second)
+	defer c.Close()
+
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
+	if got := KindOf(c.GetJSON(ctx, "/x", nil)); got != KindDeadline {
+		t.Errorf("deadline passed during the call: kind = %v, want deadline", got)
+	}
+	ctx, cancel2 := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel2)
 	if got := KindOf(c.GetJSON(ctx, "/x", nil)); got != KindCanceled {
-		t.Errorf("kind = %v, want canceled", got)
+		t.Errorf("caller canceled: kind = %v, want canceled", got)
 	}
 }
 

@@ -22,9 +22,27 @@ func TestParseFlags(t *testing.T) {
 			name: "all set, double and single dash",
 			args: []string{"--listen", "127.0.0.1:9000", "-workers=8", "--queue-timeout", "250ms",
 				"--dep-timeout=2s", "--dep", "ledger=127.0.0.1:1,127.0.0.1:2", "--dep", "vault=127.0.0.1:3", "--dep", "ledger=127.0.0.1:4"},
-			want: Config{Listen: "127.0.0.1:9000", Workers: 8, QueueTimeout: 250 * time.Millisecond, DepTimeout: 2 * time.Second,
-				Deps: Deps{"ledger": {"127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:4"}, "vault": {"127.0.0.1:3"}}},
+			want: with(func(c *Config) {
+				c.Listen, c.Workers, c.QueueTimeout, c.DepTimeout = "127.0.0.1:9000", 8, 250*time.Millisecond, 2*time.Second
+				c.Deps = Deps{"ledger": {"127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:4"}, "vault": {"127.0.0.1:3"}}
+			}),
 		},
+		{
+			name: "admission flags",
+			args: []string{"--queue", "fifo", "--queue-length", "32", "--codel-target", "10ms", "--codel-interval", "50ms",
+				"--backpressure", "off", "--backpressure-watermark", "4", "--deadlines=off", "--quotas", "off",
+				"--quota-default", "100", "--quota", "rogue=10", "--quota", "batch=2.5", "--quota-redis", "127.0.0.1:6379",
+				"--admin-token", "s3cret"},
+			want: with(func(c *Config) {
+				c.Queue, c.QueueLength, c.CodelTarget, c.CodelInterval = QueueFIFO, 32, 10*time.Millisecond, 50*time.Millisecond
+				c.Backpressure, c.BackpressureWatermark, c.Deadlines, c.Quotas = false, 4, false, false
+				c.QuotaDefault, c.Quota, c.QuotaRedis, c.AdminToken = 100, QuotaFlag{"rogue": 10, "batch": 2.5}, "127.0.0.1:6379", "s3cret"
+			}),
+		},
+		{name: "bad queue mode", args: []string{"--queue", "lifo"}, wantErr: []string{`queue mode "lifo": want codel or fifo`}},
+		{name: "bad on/off", args: []string{"--deadlines", "yes"}, wantErr: []string{"want on or off"}},
+		{name: "bad quota", args: []string{"--quota", "rogue"}, wantErr: []string{"CALLER=REQUESTS_PER_SECOND"}},
+		{name: "negative quota", args: []string{"--quota", "rogue=-1"}, wantErr: []string{"want a number ≥ 0"}},
 		{name: "unknown flag names it and lists allowed", args: []string{"--wrokers", "3"},
 			wantErr: []string{"unknown flag -wrokers", "allowed:", "--workers", "--dep-timeout", "--listen"}},
 		{name: "bad dep", args: []string{"--dep", "ledger"}, wantErr: []string{"ledger", "NAME=HOST:PORT"}},
@@ -59,6 +77,12 @@ func TestParseFlags(t *testing.T) {
 	}
 }
 
+func with(mod func(*Config)) Config {
+	c := DefaultConfig()
+	mod(&c)
+	return c
+}
+
 func TestParseFlagsHelp(t *testing.T) {
 	c := DefaultConfig()
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
@@ -85,6 +109,11 @@ func TestValidate(t *testing.T) {
 		{"unknown dep", func(c *Config) { c.Deps["cache"] = []string{"h:1"} }, nil, "--dep cache: unknown dependency; allowed: none"},
 		{"zero workers", func(c *Config) { c.Workers = 0 }, nil, "--workers 0"},
 		{"zero dep timeout", func(c *Config) { c.DepTimeout = 0 }, nil, "--dep-timeout"},
+		{"negative queue length", func(c *Config) { c.QueueLength = -1 }, nil, "--queue-length -1"},
+		{"zero codel target", func(c *Config) { c.CodelTarget = 0 }, nil, "--codel-target 0s"},
+		{"negative watermark", func(c *Config) { c.BackpressureWatermark = -2 }, nil, "--backpressure-watermark -2"},
+		{"negative default quota", func(c *Config) { c.QuotaDefault = -1 }, nil, "quota default: rate -1"},
+		{"bad redis address", func(c *Config) { c.QuotaRedis = "localhost" }, nil, `--quota-redis "localhost": want HOST:PORT`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,6 +18,8 @@ type Metrics struct {
 	RequestDuration *prometheus.HistogramVec
 	BulkInflight    *prometheus.GaugeVec   // bulkhead
 	BulkRejected    *prometheus.CounterVec // bulkhead
+
+	server *ServerMetrics // admission path series, see metrics_server.go
 }
 
 // NewMetrics creates the platform series on a fresh registry (never the global one),
@@ -52,8 +54,16 @@ func NewMetrics() *Metrics {
 	reg.MustRegister(m.Inflight, m.QueueWait, m.Rejected, m.Requests, m.RequestDuration,
 		m.BulkInflight, m.BulkRejected,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	m.server = newServerMetrics(reg)
 	return m
 }
+
+// ext returns the admission path series.
+func (m *Metrics) ext() *ServerMetrics { return m.server }
+
+// Server returns the admission path series (queue, back pressure, deadlines,
+// quotas, bulkheads).
+func (m *Metrics) Server() *ServerMetrics { return m.server }
 
 // Registry returns the registry the series live on, for a target's own series.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }

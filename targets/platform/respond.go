@@ -35,11 +35,10 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// WriteError writes a JSON ErrorBody; reasons that are rejections (bulkhead,
-// queue-timeout, dependency-timeout, dependency-error) also go in RejectHeader.
+// WriteError writes a JSON ErrorBody; reasons that are rejections (see
+// IsRejectReason) also go in RejectHeader.
 func WriteError(w http.ResponseWriter, status int, reason, msg string) {
-	switch reason {
-	case ReasonBulkhead, ReasonQueueTimeout, ReasonDependencyTimeout, ReasonDependencyError:
+	if IsRejectReason(reason) {
 		w.Header().Set(RejectHeader, reason)
 	}
 	WriteJSON(w, status, ErrorBody{Error: msg, Reason: reason})

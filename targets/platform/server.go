@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -21,11 +20,35 @@ const ReadyPrefix = "listening on http://"
 // their contexts are cancelled and connections closed, all within 2 s.
 const ShutdownGrace = 1500 * time.Millisecond
 
-// ServerConfig says where a Server listens and how big its worker pool is.
+// ServerConfig says where a Server listens, how big its worker pool is and
+// which admission controls guard it. The zero value of each control is off
+// (an unbounded FIFO queue, no deadlines, no quotas): Config.ServerConfig
+// fills in the flags' values.
 type ServerConfig struct {
 	Listen       string
 	Workers      int
 	QueueTimeout time.Duration
+
+	// Queue is the queue discipline; QueueLength bounds it (0: unbounded).
+	Queue       QueueMode
+	QueueLength int
+	// Codel are CoDel's target and interval (zero: DefaultCodel).
+	Codel CodelParams
+	// Backpressure answers 503 back-pressure while the CoDel queue is
+	// overloaded, until fewer than Watermark requests wait (0: Workers).
+	Backpressure bool
+	Watermark    int
+	// Deadlines enforces HeaderDeadline; off, it is only recorded (wasted work is counted).
+	Deadlines bool
+	// Quotas enforces per-caller rate quotas from Quota, counted in Redis at
+	// QuotaRedis (host:port) when set, else locally.
+	Quotas     bool
+	Quota      QuotaConfig
+	QuotaRedis string
+	// AdminToken, when set, must come as "Authorization: Bearer TOKEN" on /admin/ calls.
+	AdminToken string
+	// Clock is the clock of the queue and quotas (nil: time.Now); tests inject one.
+	Clock func() time.Time
 }
 
 // Server owns the listener, the ready line, /healthz, /metrics, graceful shutdown
@@ -35,7 +58,10 @@ type Server struct {
 	cfg     ServerConfig
 	log     *slog.Logger
 	metrics *Metrics
-	workers *WorkerLimit
+	workers *Pool
+	quotas  *Quotas
+	redis   *RedisQuota // nil unless QuotaRedis
+	dec     decisionCounters
 	mux     *http.ServeMux
 	ready   atomic.Bool
 }
@@ -48,25 +74,67 @@ func NewServer(name string, cfg ServerConfig, m *Metrics, log *slog.Logger) *Ser
 	if m == nil {
 		m = NewMetrics()
 	}
-	s := &Server{
-		name: name, cfg: cfg, log: log, metrics: m,
-		workers: NewWorkerLimit(cfg.Workers, cfg.QueueTimeout),
-		mux:     http.NewServeMux(),
+	if cfg.Clock == nil {
+		cfg.Clock = time.Now
 	}
+	if cfg.Watermark <= 0 {
+		cfg.Watermark = max(cfg.Workers, 1)
+	}
+	s := &Server{name: name, cfg: cfg, log: log, metrics: m, mux: http.NewServeMux()}
+	s.workers = NewPool(PoolConfig{
+		Mode: cfg.Queue, Workers: cfg.Workers, MaxQueue: cfg.QueueLength, QueueTimeout: cfg.QueueTimeout,
+		Codel: cfg.Codel, Backpressure: cfg.Backpressure, Watermark: cfg.Watermark,
+	}, cfg.Clock)
+	s.workers.obs = poolObserver(m.ext())
+	s.dec = newDecisionCounters(m.ext())
+	var counter QuotaCounter = NewLocalQuota(cfg.Clock)
+	if cfg.QuotaRedis != "" {
+		s.redis = NewRedisQuota(cfg.QuotaRedis)
+		counter = s.redis
+	}
+	q, err := NewQuotas(cfg.Quota, counter)
+	if err != nil { // Config.Validate catches this first; keep the server usable
+		log.Error("quota config refused; no quotas", "target", name, "err", err)
+		q, _ = NewQuotas(QuotaConfig{}, counter)
+	}
+	s.quotas = q
+	x := m.ext()
+	x.QueueMode.WithLabelValues(cfg.Queue.String()).Set(1)
+	x.QueueMode.WithLabelValues(otherMode(cfg.Queue).String()).Set(0)
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.Handle("GET /metrics", m.Handler())
+	s.registerAdmin()
 	return s
 }
+
+// Quotas returns the server's per-caller quotas (their config can change at runtime).
+func (s *Server) Quotas() *Quotas { return s.quotas }
+
+// Config returns the server's configuration.
+func (s *Server) Config() ServerConfig { return s.cfg }
 
 // Metrics returns the server's metrics (and registry).
 func (s *Server) Metrics() *Metrics { return s.metrics }
 
-// Workers returns the server-wide worker limit.
-func (s *Server) Workers() *WorkerLimit { return s.workers }
+// Workers returns the server-wide worker pool and its queue.
+func (s *Server) Workers() *Pool { return s.workers }
 
-// Handle routes pattern (http.ServeMux syntax) to h through the worker limit.
+// Handle routes pattern (http.ServeMux syntax) to h through the admission
+// path: deadline, quota, then the worker pool's queue.
 func (s *Server) Handle(pattern string, h http.Handler) {
-	s.mux.Handle(pattern, s.limited(pattern, h))
+	s.mux.Handle(pattern, s.admit(pattern, h, RouteOptions{}))
+}
+
+// RouteOptions are per-API admission controls.
+type RouteOptions struct {
+	// Bulkhead limits this API's requests queued or running (nil: none); a
+	// request with HeaderCriticality sheddable is droppable.
+	Bulkhead ConcurrencyLimit
+}
+
+// HandleWith is Handle with per-API options.
+func (s *Server) HandleWith(pattern string, h http.Handler, opts RouteOptions) {
+	s.mux.Handle(pattern, s.admit(pattern, h, opts))
 }
 
 // HandleFunc is Handle for a function.
@@ -84,36 +152,6 @@ func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	_, _ = io.WriteString(w, "ok")
-}
-
-// limited makes h wait for a worker, holding it while h runs.
-func (s *Server) limited(route string, h http.Handler) http.Handler {
-	m := s.metrics
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
-		defer func() {
-			m.Requests.WithLabelValues(route, strconv.Itoa(rec.code)).Inc()
-			m.RequestDuration.WithLabelValues(route).Observe(time.Since(start).Seconds())
-		}()
-		release, waited, err := s.workers.Acquire(r.Context())
-		m.QueueWait.Observe(waited.Seconds())
-		switch {
-		case errors.Is(err, ErrQueueTimeout):
-			m.Rejected.WithLabelValues(ReasonQueueTimeout).Inc()
-			WriteError(rec, http.StatusServiceUnavailable, ReasonQueueTimeout,
-				fmt.Sprintf("%s: all %d workers busy for %s", s.name, s.workers.Size(), s.cfg.QueueTimeout))
-			return
-		case err != nil: // the caller went away while queued; nobody reads an answer
-			m.Rejected.WithLabelValues("canceled").Inc()
-			rec.code = 499
-			return
-		}
-		defer release()
-		m.Inflight.Inc()
-		defer m.Inflight.Dec()
-		h.ServeHTTP(rec, r)
-	})
 }
 
 // Run listens on the configured address and serves until ctx ends; see Serve.
@@ -146,7 +184,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, stdout io.Writer) e
 		return fmt.Errorf("%s: write ready line: %w", s.name, err)
 	}
 	s.log.Info("serving", "target", s.name, "addr", ln.Addr().String(),
-		"workers", s.workers.Size(), "queue_timeout", s.cfg.QueueTimeout)
+		"workers", s.workers.Size(), "queue", s.cfg.Queue.String(), "queue_length", s.cfg.QueueLength,
+		"queue_timeout", s.cfg.QueueTimeout, "backpressure", s.cfg.Backpressure, "deadlines", s.cfg.Deadlines,
+		"quotas", s.cfg.Quotas, "quota_redis", s.cfg.QuotaRedis)
+	if s.redis != nil {
+		defer s.redis.Close()
+	}
 
 	select {
 	case err := <-errc:

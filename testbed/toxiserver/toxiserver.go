@@ -18,6 +18,8 @@ import (
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
+
+	"github.com/chaosrun/chaosrun/testbed/httpstage"
 )
 
 // Main serves Toxiproxy's API until ctx ends. It prints
@@ -28,6 +30,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	listen := fs.String("listen", "127.0.0.1:0", "address of Toxiproxy's API")
 	seed := fs.Int64("seed", 0, "seed for Toxiproxy's random choices (toxicity, jitter); 0 = random")
 	verbose := fs.Bool("verbose", false, "log every proxy event")
+	httpStage := fs.Bool("http-stage", false, "put an HTTP stage behind every proxy created through the API, for http_error and http_latency toxics")
 	token := fs.String("token", "", "require this token (HTTP basic auth password or Bearer) on the API; required when --listen is not loopback (default $CHAOSRUN_TOKEN)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -58,6 +61,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("serve toxiproxy: listen on %s: %w", *listen, err)
 	}
 	var h http.Handler = srv.Routes()
+	if *httpStage {
+		stages := httpstage.NewAPI(h, "127.0.0.1", *seed)
+		defer stages.Close()
+		h = stages
+	}
 	if *token != "" {
 		h = requireToken(*token, h)
 	}

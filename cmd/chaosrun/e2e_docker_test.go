@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/chaosrun/chaosrun/testbed/docker"
+)
+
+// The Docker end-to-end tests run the real binary with --testbed docker:
+// real containers, images built here, real Toxiproxy and k6. In CI
+// (CI=true) an unreachable Docker engine fails them; elsewhere they are
+// skipped with the reason.
+
+func requireDockerEngine(t *testing.T) *client.Client {
+	t.Helper()
+	skipShort(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cli, err := docker.NewClient(ctx)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("CI needs a reachable Docker engine for the --testbed docker tests: %v", err)
+		}
+		t.Skipf("skipped: no reachable Docker engine (%v); CI runs this test and fails without one", err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return cli
+}
+
+// ownedBy lists the containers and networks a harness process made.
+func ownedBy(t *testing.T, cli *client.Client, pid int) []string {
+	t.Helper()
+	host, _ := os.Hostname()
+	label := docker.LabelOwner + "=" + strconv.Itoa(pid) + "@" + host
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var out []string
+	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("label", label)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs.Items {
+		out = append(out, "container "+strings.Join(c.Names, ","))
+	}
+	ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: make(client.Filters).Add("label", label)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range ns.Items {
+		out = append(out, "network "+n.Name)
+	}
+	return out
+}
+
+// dockerRun runs one scenario on the Docker testbed and checks its exit
+// code and that nothing of it is left on the engine.
+func dockerRun(t *testing.T, cli *client.Client, wantCode int, args ...string) {
+	t.Helper()
+	outDir := t.TempDir()
+	bg := startChaosrun(t, append([]string{"run", "--quiet", "--testbed", "docker", "--out-dir", outDir}, args...)...)
+	bg.wait(t, 6*time.Minute)
+	if code := bg.cmd.ProcessState.ExitCode(); code != wantCode {
+		t.Fatalf("chaosrun run %v: exit %d, want %d\n%s", args, code, wantCode, bg.stderr.String())
+	}
+	if left := ownedBy(t, cli, bg.cmd.Process.Pid); len(left) > 0 {
+		t.Errorf("left on the engine after the run: %v", left)
+	}
+	name := strings.TrimSuffix(filepath.Base(args[len(args)-1]), ".yaml")
+	r := readRecord(t, filepath.Join(outDir, name, "run.json"))
+	if r.Testbed != "docker" {
+		t.Errorf("record says testbed %q, want docker", r.Testbed)
+	}
+	t.Logf("%s: exit %d, stack start-up %s, teardown %s", name, wantCode, r.Timings.Startup, r.Timings.Teardown)
+}
+
+// TestDockerSlowVaultAB: the bank scenario passes on containers with its
+// bulkheads and breaches without them.
+func TestDockerSlowVaultAB(t *testing.T) {
+	cli := requireDockerEngine(t)
+	dockerRun(t, cli, exitOK, append(shortRun, "scenarios/bank-slow-vault.yaml")...)
+	dockerRun(t, cli, exitBreach, append(append(shortRun, "--set", "bank.bulkheads=off"), "scenarios/bank-slow-vault.yaml")...)
+}
+
+// TestDockerBringYourOwnRedisAB: a real redis-server, packed into an image
+// here, is the cache behind a Toxiproxy edge; the front's cache timeout
+// keeps it fast while the cache is slow, and without it the run breaches.
+func TestDockerBringYourOwnRedisAB(t *testing.T) {
+	cli := requireDockerEngine(t)
+	short := []string{"--set", "workload.duration=25s", "--set", "faults.slow-cache.start=8s", "--set", "faults.slow-cache.duration=8s"}
+	dockerRun(t, cli, exitOK, append(short, "scenarios/cache-slow-redis.yaml")...)
+	dockerRun(t, cli, exitBreach, append(append(short, "--set", "front.cache-timeout=0s"), "scenarios/cache-slow-redis.yaml")...)
+}
+
+// TestDockerInterruptAndKill: Ctrl-C tears the containers down; SIGKILL
+// cannot, and `chaosrun clean` removes what it left.
+func TestDockerInterruptAndKill(t *testing.T) {
+	cli := requireDockerEngine(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			bg := startChaosrun(t, append([]string{"run", "--quiet", "--testbed", "docker", "--out-dir", t.TempDir()}, append(shortRun, "scenarios/bank-slow-vault.yaml")...)...)
+			pid := bg.cmd.Process.Pid
+			// Wait until the stack runs and load has started.
+			deadline := time.Now().Add(5 * time.Minute)
+			for len(ownedBy(t, cli, pid)) < 5 && time.Now().Before(deadline) {
+				time.Sleep(200 * time.Millisecond)
+			}
+			waitForChild(t, pid, "k6", time.Minute)
+			time.Sleep(3 * time.Second)
+			if n := len(ownedBy(t, cli, pid)); n < 5 {
+				t.Fatalf("the run has %d containers and networks, want 5 (4 containers, 1 network)\n%s", n, bg.stderr.String())
+			}
+			bg.cmd.Process.Signal(sig)
+			bg.wait(t, time.Minute)
+			if sig == syscall.SIGINT {
+				if code := bg.cmd.ProcessState.ExitCode(); code != exitInterrupted {
+					t.Errorf("exit code %d after SIGINT, want %d\n%s", code, exitInterrupted, bg.stderr.String())
+				}
+				if left := ownedBy(t, cli, pid); len(left) > 0 {
+					t.Errorf("left after Ctrl-C: %v", left)
+				}
+				return
+			}
+			left := ownedBy(t, cli, pid)
+			if len(left) == 0 {
+				t.Fatal("a SIGKILLed harness left nothing: the clean test proves nothing")
+			}
+			code, stdout, stderr := runCLI(t, "clean")
+			if code != exitOK {
+				t.Fatalf("chaosrun clean: exit %d\n%s%s", code, stdout, stderr)
+			}
+			if after := ownedBy(t, cli, pid); len(after) > 0 {
+				t.Errorf("left after chaosrun clean: %v (before: %v)\n%s", after, left, stdout)
+			}
+			if !strings.Contains(stdout, "removed container") || !strings.Contains(stdout, "removed network") {
+				t.Errorf("clean did not say what it removed:\n%s", stdout)
+			}
+		})
+	}
+}

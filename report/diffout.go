@@ -1,0 +1,149 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/chaosrun/chaosrun/record"
+)
+
+// ReadRuns reads run records from files and folders (every run.json below a
+// folder), in path order.
+func ReadRuns(paths []string) ([]*record.Run, error) {
+	var out []*record.Run
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		files := []string{p}
+		if fi.IsDir() {
+			files = nil
+			err := filepath.WalkDir(p, func(path string, de os.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if !de.IsDir() && de.Name() == "run.json" {
+					files = append(files, path)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("report: %w", err)
+			}
+			if len(files) == 0 {
+				return nil, fmt.Errorf("report: %s: no run.json below this folder", p)
+			}
+			sort.Strings(files)
+		}
+		for _, f := range files {
+			r, err := ReadJSON(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// Table writes the comparison for a terminal: regressions first.
+func (d *Diff) Table(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "VERDICT\tSCENARIO\tFIGURE\tWINDOW\tBASE\tHEAD\tCHANGE\tMEDIAN CHANGE [INTERVAL]\n")
+	for _, c := range d.ordered() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Verdict, c.Scenario, c.Name, c.Window,
+			num(c.Base, c.Unit), num(c.Head, c.Unit), pct(c.Rel), c.interval())
+	}
+	tw.Flush()
+	for _, p := range d.Problems {
+		fmt.Fprintf(w, "problem: %s\n", p)
+	}
+	fmt.Fprintln(w, d.Headline())
+}
+
+// Headline sums the comparison up in one line.
+func (d *Diff) Headline() string {
+	n := map[string]int{}
+	for _, c := range d.Changes {
+		n[c.Verdict]++
+	}
+	if n[Regression] > 0 {
+		return fmt.Sprintf("REGRESSION: %d of %d figures significantly worse (%d better)", n[Regression], len(d.Changes), n[Improvement])
+	}
+	return fmt.Sprintf("no significant regression: %d figures compared, %d significantly better", len(d.Changes)-n[NotCompared], n[Improvement])
+}
+
+// ordered returns regressions, then improvements, then the rest, each in
+// their original order.
+func (d *Diff) ordered() []Change {
+	rank := map[string]int{Regression: 0, WorseInfo: 1, Improvement: 2, NoChange: 3, NotCompared: 4}
+	out := append([]Change(nil), d.Changes...)
+	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Verdict] < rank[out[j].Verdict] })
+	return out
+}
+
+func (c Change) interval() string {
+	if c.Verdict == NotCompared {
+		return c.Why
+	}
+	return fmt.Sprintf("%s [%s, %s]", signed(c.HeadMedian-c.BaseMedian, c.Unit), signed(c.Lo, c.Unit), signed(c.Hi, c.Unit))
+}
+
+func signed(x float64, unit string) string {
+	s := num(x, unit)
+	if x >= 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+func pct(r float64) string {
+	switch {
+	case math.IsInf(r, 1):
+		return "new"
+	case math.IsInf(r, -1):
+		return "gone"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*r)
+}
+
+// Markdown writes what changed against the baseline: regressions and
+// improvements in a table, the count of unchanged figures after.
+func (d *Diff) Markdown() string {
+	var b strings.Builder
+	icon := "✅"
+	if d.Regressed() {
+		icon = "❌"
+	}
+	fmt.Fprintf(&b, "### %s Against the baseline: %s\n\n", icon, d.Headline())
+	var shown []Change
+	for _, c := range d.ordered() {
+		if c.Verdict == Regression || c.Verdict == Improvement || c.Verdict == WorseInfo {
+			shown = append(shown, c)
+		}
+	}
+	if len(shown) > 0 {
+		b.WriteString("| verdict | scenario | figure | window | base | head | change | median change [interval] |\n|---|---|---|---|---|---|---|---|\n")
+		for _, c := range shown {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Verdict, c.Scenario, c.Name, c.Window,
+				num(c.Base, c.Unit), num(c.Head, c.Unit), pct(c.Rel), c.interval())
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Noise: median over %d-second blocks, %d bootstrap replicates over blocks (and runs), %g%% one-sided; a change must also exceed %g%% and its unit's floor. Gating: assertion checks and figures during faults.\n",
+		d.Options.Block, d.Options.Iterations, 100*d.Options.Confidence, 100*d.Options.MinChange)
+	for _, p := range d.Problems {
+		fmt.Fprintf(&b, "\n- %s", p)
+	}
+	if len(d.Problems) > 0 {
+		b.WriteString("\n")
+	}
+	return b.String()
+}

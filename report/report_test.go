@@ -1,0 +1,211 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/chaosrun/chaosrun/record"
+)
+
+// breachRun is a recorded run with one breached check, one that could not
+// be evaluated, and a problem: every branch of the renderers.
+func breachRun(t *testing.T) *record.Run {
+	r := recorded(t, "base2")
+	r.Verdicts = append(r.Verdicts, record.Verdict{Assertion: "cash-fast", Check: "p(99) < 100ms", Metric: "http_req_duration{api:Nope}",
+		Window: "during slow-vault", Error: "no samples of http_req_duration{api:Nope} in during slow-vault"})
+	r.Problems = []string{"k6: 3 dropped iterations <&>"}
+	return r
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	base, head := recorded(t, "base1"), recorded(t, "halved1")
+	golden(t, "base1.md", []byte(Markdown(base)))
+	golden(t, "breach.md", []byte(Markdown(breachRun(t))))
+	d, err := Compare([]*record.Run{base}, []*record.Run{head}, DiffOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "summary.md", []byte(Summary([]*record.Run{head, breachRun(t)}, d)))
+	var tab bytes.Buffer
+	d.Table(&tab)
+	golden(t, "diff.txt", tab.Bytes())
+}
+
+func TestJUnitGolden(t *testing.T) {
+	inc := recorded(t, "base3")
+	inc.Incomplete, inc.Problems = true, []string{"interrupted"}
+	b, err := JUnit([]*record.Run{recorded(t, "base1"), breachRun(t), inc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "junit.xml", b)
+	for _, want := range []string{`tests="8" failures="1" errors="2"`, `<failure message="observed 61.7ms, bound 4.25ms (check p(99) &lt; 1.5 * baseline) over http_req_duration{api:TransactCheck} during slow-vault +2s settle [+12.004s, +20.003s), 700 samples" type="breach">`} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("junit lacks %s", want)
+		}
+	}
+	validateJUnit(t, b)
+}
+
+// needTool finds an external program: a test that needs it fails in CI
+// (env CI=true) when it is missing and skips elsewhere.
+func needTool(t *testing.T, name, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s not found; CI installs it (Debian package %s)", name, pkg)
+		}
+		t.Skipf("%s not found (Debian package %s); CI=true makes this a failure", name, pkg)
+	}
+	return p
+}
+
+// validateJUnit checks b against testdata/junit.xsd with xmllint.
+func validateJUnit(t *testing.T, b []byte) {
+	t.Helper()
+	xmllint := needTool(t, "xmllint", "libxml2-utils")
+	p := filepath.Join(t.TempDir(), "junit.xml")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join("testdata", "junit.xsd"), p).CombinedOutput()
+	if err != nil {
+		t.Fatalf("JUnit XML does not validate: %v\n%s", err, out)
+	}
+}
+
+// TestJUnitSchemaRejects makes sure the validation can fail.
+func TestJUnitSchemaRejects(t *testing.T) {
+	xmllint := needTool(t, "xmllint", "libxml2-utils")
+	p := filepath.Join(t.TempDir(), "bad.xml")
+	os.WriteFile(p, []byte(`<testsuites><testsuite name="x" tests="1"><testcase/></testsuite></testsuites>`), 0o644)
+	if out, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join("testdata", "junit.xsd"), p).CombinedOutput(); err == nil {
+		t.Fatalf("a suite without failures/errors and a case without name validated:\n%s", out)
+	}
+}
+
+var (
+	reID     = regexp.MustCompile(`\sid="([^"]+)"`)
+	reHead   = regexp.MustCompile(`<h[12][^>]*>([^<]*)</h[12]>`)
+	reFigure = regexp.MustCompile(`(?s)<figure class="plot" data-title="([^"]*)">(.*?)</figure>`)
+	reShade  = regexp.MustCompile(`<path [^>]*style="fill:#E54F3B;fill-opacity:`)
+	reLabel  = regexp.MustCompile(`(?s)<text[^>]*fill:#AA281E">\s*([^<]*)</text>`)
+	reRow    = regexp.MustCompile(`<tr><td class="(pass|fail)">`)
+	reRemote = regexp.MustCompile(`(?i)(src|href)="(https?:)?//|@import|url\(`)
+)
+
+// htmlOutline is the structure of a report page: ids, headings, verdict rows
+// and per plot its title, shaded fault windows and their labels.
+func htmlOutline(t *testing.T, page []byte) string {
+	t.Helper()
+	s := string(page)
+	var b strings.Builder
+	for _, m := range reID.FindAllStringSubmatch(s, -1) {
+		fmt.Fprintf(&b, "id %s\n", m[1])
+	}
+	for _, m := range reHead.FindAllStringSubmatch(s, -1) {
+		fmt.Fprintf(&b, "heading %s\n", m[1])
+	}
+	for _, m := range reRow.FindAllStringSubmatch(s, -1) {
+		fmt.Fprintf(&b, "row %s\n", m[1])
+	}
+	for _, m := range reFigure.FindAllStringSubmatch(s, -1) {
+		var labels []string
+		for _, l := range reLabel.FindAllStringSubmatch(m[2], -1) {
+			labels = append(labels, strings.TrimSpace(l[1]))
+		}
+		fmt.Fprintf(&b, "plot %q: svg %v, shaded %d, labels %v\n", m[1], strings.HasPrefix(m[2], "<svg"), len(reShade.FindAllString(m[2], -1)), labels)
+	}
+	if reRemote.MatchString(s) {
+		t.Errorf("the page loads something at view time: %s", reRemote.FindString(s))
+	}
+	return b.String()
+}
+
+func TestHTMLGolden(t *testing.T) {
+	page, err := HTML(recorded(t, "base1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := htmlOutline(t, page)
+	golden(t, "base1.html.outline", []byte(out))
+	// Every plot shades and labels the one fault.
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(line, "plot ") && !strings.Contains(line, "shaded 1, labels [slow-vault]") {
+			t.Errorf("plot without its fault window: %s", line)
+		}
+	}
+	idx, err := IndexHTML([]IndexEntry{{recorded(t, "base1"), "bank-slow-vault/report.html"}, {breachRun(t), "breach/report.html"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "index.html", idx)
+}
+
+// TestHTMLChromium renders a report in headless Chromium and checks the
+// screenshot: the page loads and the shaded fault windows are on screen; the
+// same run without its fault events shows no shade (the check can fail).
+func TestHTMLChromium(t *testing.T) {
+	chromium := needTool(t, "chromium", "chromium")
+	withFault := recorded(t, "base1")
+	noFault := recorded(t, "base1")
+	noFault.Faults = nil
+	// Anti-aliased red lines give a few shade-coloured pixels: the bands
+	// give ten times as many.
+	with, without := shadedPixels(t, chromium, withFault), shadedPixels(t, chromium, noFault)
+	t.Logf("shade-coloured pixels: %d with the fault, %d without", with, without)
+	if with < 20000 || with < 10*without {
+		t.Errorf("screenshot shows %d shaded pixels (%d without faults); the fault windows are not drawn", with, without)
+	}
+}
+
+// shadedPixels screenshots r's report and counts the pixels of the fault
+// shade: #E54F3B at 23.5% over white, about (249, 222, 219).
+func shadedPixels(t *testing.T, chromium string, r *record.Run) int {
+	t.Helper()
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	if err := WriteHTML(page, r); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "shot.png")
+	cmd := exec.CommandContext(t.Context(), chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+		"--user-data-dir="+filepath.Join(dir, "profile"), "--window-size=1000,1800", "--screenshot="+shot, "file://"+page)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("chromium: %v\n%s", err, out)
+	}
+	if keep := os.Getenv("CHAOSRUN_KEEP_SCREENSHOT"); keep != "" && len(r.Faults) > 0 {
+		b, _ := os.ReadFile(shot)
+		os.WriteFile(keep, b, 0o644)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatalf("no screenshot: %v\n%s", err, out)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shaded := 0
+	bnd := img.Bounds()
+	for y := bnd.Min.Y; y < bnd.Max.Y; y++ {
+		for x := bnd.Min.X; x < bnd.Max.X; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			r, g, b = r>>8, g>>8, b>>8
+			if r > 240 && g > 205 && g < 235 && b > 200 && b < 232 && r-g > 15 {
+				shaded++
+			}
+		}
+	}
+	return shaded
+}

@@ -1,0 +1,41 @@
+package runner
+
+import (
+	"strings"
+
+	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/scenario"
+)
+
+// detailMetrics are k6's per-phase timings: they triple a record's size and
+// no report reads them, so a record keeps them only when an assertion does.
+var detailMetrics = map[string]bool{
+	"http_req_blocked":         true,
+	"http_req_connecting":      true,
+	"http_req_tls_handshaking": true,
+	"http_req_sending":         true,
+	"http_req_receiving":       true,
+	"http_req_waiting":         true,
+	"iteration_duration":       true,
+	"data_sent":                true,
+	"data_received":            true,
+}
+
+// trimWindows drops the detail metrics no assertion of sc reads.
+func trimWindows(windows []record.Window, sc *scenario.Scenario) []record.Window {
+	wanted := map[string]bool{}
+	for _, a := range sc.Assertions {
+		name, _, _ := strings.Cut(a.Metric, "{")
+		wanted[strings.TrimSpace(name)] = true
+	}
+	for i := range windows {
+		kept := windows[i].Series[:0]
+		for _, s := range windows[i].Series {
+			if !detailMetrics[s.Metric] || wanted[s.Metric] {
+				kept = append(kept, s)
+			}
+		}
+		windows[i].Series = kept
+	}
+	return windows
+}

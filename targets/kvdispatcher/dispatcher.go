@@ -1,0 +1,288 @@
+package kvdispatcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/failsafe-go/failsafe-go/circuitbreaker"
+	"github.com/hashicorp/golang-lru/v2/expirable"
+	"golang.org/x/sync/singleflight"
+)
+
+// DispatcherConfig is everything a dispatcher is told besides the platform's flags.
+type DispatcherConfig struct {
+	// The protections, each switchable for A/B.
+	RU, Tiers, HotKeys, ShardBreakers bool
+
+	// Weights price requests in RU (--ru on).
+	Weights platform.RUWeights
+	// Quota is each caller's refill per second: RU with --ru on, requests
+	// with --ru off. Burst is the most a bucket holds.
+	Quota, Burst float64
+	// Epoch is how often buckets are refilled.
+	Epoch time.Duration
+	// MaxCallers bounds the callers with a bucket of their own; the rest share "other".
+	MaxCallers int
+
+	// Policy raises the lower tiers' price as the latency ratio falls.
+	Policy TierPolicy
+	// RatioWindow is the short-term window; RatioFloor is added to both p95s.
+	RatioWindow, RatioFloor time.Duration
+
+	// HotK counters, HotThreshold requests per HotWindow make a key hot.
+	HotK         int
+	HotThreshold int
+	HotWindow    time.Duration
+	// CacheTTL and CacheSize shape the hot-key cache.
+	CacheTTL  time.Duration
+	CacheSize int
+
+	// BreakerFailures consecutive failures open a shard's breaker for BreakerDelay.
+	BreakerFailures int
+	BreakerDelay    time.Duration
+}
+
+// DefaultDispatcherConfig has every protection on.
+func DefaultDispatcherConfig() DispatcherConfig {
+	return DispatcherConfig{
+		RU: true, Tiers: true, HotKeys: true, ShardBreakers: true,
+		Weights: platform.DefaultRUWeights(), Quota: 1000, Burst: 1000, Epoch: 100 * time.Millisecond,
+		MaxCallers:  64,
+		Policy:      TierPolicy{Thresholds: [2]float64{0.6, 0.3}, Penalty: 50},
+		RatioWindow: time.Second, RatioFloor: 2 * time.Millisecond,
+		HotK: 64, HotThreshold: 50, HotWindow: time.Second,
+		CacheTTL: 3 * time.Second, CacheSize: 1024,
+		BreakerFailures: 5, BreakerDelay: time.Second,
+	}
+}
+
+// Validate says which value is out of range.
+func (c DispatcherConfig) Validate() error {
+	switch {
+	case !(c.Quota > 0):
+		return fmt.Errorf("--ru-quota %v: must be positive", c.Quota)
+	case c.Burst < c.Quota*c.Epoch.Seconds():
+		return fmt.Errorf("--ru-burst %v: must be at least one epoch's quota (%v)", c.Burst, c.Quota*c.Epoch.Seconds())
+	case c.Epoch <= 0 || c.RatioWindow <= 0 || c.HotWindow <= 0 || c.CacheTTL <= 0 || c.BreakerDelay <= 0:
+		return errors.New("--ru-epoch, --ratio-window, --hot-window, --cache-ttl and --breaker-delay must be positive")
+	case c.MaxCallers < 1 || c.HotK < 1 || c.HotThreshold < 1 || c.CacheSize < 1 || c.BreakerFailures < 1:
+		return errors.New("--max-callers, --hot-k, --hot-threshold, --cache-size and --breaker-failures must be at least 1")
+	case c.RatioFloor < 0:
+		return fmt.Errorf("--ratio-floor %s: must not be negative", c.RatioFloor)
+	}
+	if err := c.Weights.Validate(); err != nil {
+		return err
+	}
+	return c.Policy.Validate()
+}
+
+// Dispatcher routes key-value requests to shards behind its QoS stack.
+type Dispatcher struct {
+	cfg      DispatcherConfig
+	shards   []*platform.Client
+	breakers []circuitbreaker.CircuitBreaker[any]
+	buckets  *platform.RUBuckets
+	ratio    *LatencyRatio
+	level    atomic.Int32
+	hot      *HotKeys
+	cache    *expirable.LRU[string, string]
+	sf       singleflight.Group
+	m        *dispMetrics
+	log      *slog.Logger
+	now      func() time.Time
+	timeout  time.Duration
+
+	callersMu sync.RWMutex
+	callers   map[string]struct{}
+	hotMu     sync.Mutex
+	hotLabels map[string]struct{}
+}
+
+// maxHotLabels bounds the key label of kvdispatcher_hot_key_backend_reads_total.
+const maxHotLabels = 100
+
+// NewDispatcher routes to shards (in --dep order) with calls bounded by
+// timeout; series go on m's registry.
+func NewDispatcher(cfg DispatcherConfig, shards []*platform.Client, timeout time.Duration, m *platform.Metrics, log *slog.Logger) (*Dispatcher, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if len(shards) == 0 {
+		return nil, errors.New("kvdispatcher: no shard given")
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	b, err := platform.NewRUBuckets(platform.RU(cfg.Quota*cfg.Epoch.Seconds()), platform.RU(cfg.Burst), cfg.Epoch)
+	if err != nil {
+		return nil, fmt.Errorf("kvdispatcher: %w", err)
+	}
+	d := &Dispatcher{
+		cfg: cfg, shards: shards, buckets: b, timeout: timeout,
+		ratio: NewLatencyRatio(0.95, cfg.Policy.Thresholds[0], cfg.RatioFloor.Seconds()*1000, 20, 30),
+		hot:   NewHotKeys(cfg.HotK, uint64(cfg.HotThreshold), cfg.HotWindow),
+		cache: expirable.NewLRU[string, string](cfg.CacheSize, nil, cfg.CacheTTL),
+		m:     newDispMetrics(m.Registry()),
+		log:   log, now: time.Now,
+		callers: map[string]struct{}{}, hotLabels: map[string]struct{}{},
+	}
+	d.m.ratio.Set(1)
+	for i := range shards {
+		label := strconv.Itoa(i)
+		d.m.breakerState.WithLabelValues(label).Set(0)
+		d.breakers = append(d.breakers, circuitbreaker.NewBuilder[any]().
+			WithFailureThreshold(uint(cfg.BreakerFailures)).
+			WithDelay(cfg.BreakerDelay).
+			WithSuccessThreshold(2).
+			OnStateChanged(func(e circuitbreaker.StateChangedEvent) {
+				d.m.breakerState.WithLabelValues(label).Set(float64(e.NewState))
+				log.Info("shard breaker", "shard", i, "from", e.OldState.String(), "to", e.NewState.String())
+			}).Build())
+	}
+	return d, nil
+}
+
+// Run ends a latency-ratio window every RatioWindow until ctx ends.
+func (d *Dispatcher) Run(ctx context.Context) {
+	t := time.NewTicker(d.cfg.RatioWindow)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			d.Tick()
+		}
+	}
+}
+
+// Tick ends one latency-ratio window and updates the tier level.
+func (d *Dispatcher) Tick() {
+	ratio, long, short := d.ratio.Tick()
+	prev := int(d.level.Load())
+	next := d.cfg.Policy.Next(prev, ratio)
+	if !d.cfg.Tiers {
+		next = 0
+	}
+	d.level.Store(int32(next))
+	d.m.ratio.Set(ratio)
+	d.m.p95.WithLabelValues("long").Set(long / 1000)
+	d.m.p95.WithLabelValues("short").Set(short / 1000)
+	d.m.tierLevel.Set(float64(next))
+	if next != prev {
+		d.log.Info("tier level", "from", prev, "to", next, "ratio", ratio, "long_p95_ms", long, "short_p95_ms", short)
+	}
+	if d.cfg.HotKeys {
+		d.m.hotKeys.Set(float64(len(d.hot.Hot())))
+	}
+}
+
+// caller returns name, or "other" once MaxCallers callers have buckets.
+func (d *Dispatcher) caller(name string) string {
+	if name == "" {
+		name = "anonymous"
+	}
+	d.callersMu.RLock()
+	_, ok := d.callers[name]
+	d.callersMu.RUnlock()
+	if ok {
+		return name
+	}
+	d.callersMu.Lock()
+	defer d.callersMu.Unlock()
+	if len(d.callers) >= d.cfg.MaxCallers {
+		return "other"
+	}
+	d.callers[name] = struct{}{}
+	return name
+}
+
+// Price is what a request pays before and after it ran, and its tier multiplier.
+type Price struct {
+	Caller string
+	Tier   Tier
+	Mult   float64
+}
+
+// Admit is the QoS decision before a request runs: the tier multiplier at
+// the current level and the caller's bucket, debited by base (in RU mode) or
+// one request (in QPS mode), times the multiplier. It returns false when the
+// bucket is empty.
+func (d *Dispatcher) Admit(caller string, tier Tier, base platform.MilliRU, now time.Time) (Price, bool) {
+	p := Price{Caller: caller, Tier: tier, Mult: 1}
+	if d.cfg.Tiers {
+		p.Mult = d.cfg.Policy.Multiplier(int(d.level.Load()), tier)
+	}
+	if !d.cfg.RU {
+		base = platform.RU(1)
+	}
+	cost := platform.MilliRU(float64(base) * p.Mult)
+	ok, _ := d.buckets.Admit(caller, now, cost)
+	if ok {
+		d.m.ruCharged.WithLabelValues(caller, tier.String()).Add(cost.Float())
+	}
+	return p, ok
+}
+
+// Charge debits what a request cost once it answered (RU mode only).
+func (d *Dispatcher) Charge(p Price, after platform.MilliRU, now time.Time) {
+	if !d.cfg.RU || after <= 0 {
+		return
+	}
+	cost := platform.MilliRU(float64(after) * p.Mult)
+	d.buckets.Charge(p.Caller, now, cost)
+	d.m.ruCharged.WithLabelValues(p.Caller, p.Tier.String()).Add(cost.Float())
+}
+
+// errBreakerOpen is a call refused by an open shard breaker.
+var errBreakerOpen = errors.New("shard circuit breaker is open")
+
+// call makes one request to shard through its breaker. The latency of point
+// reads (observe) feeds the latency ratio: scans and writes vary with their
+// size and would read as a collapse.
+func (d *Dispatcher) call(ctx context.Context, shard int, observe bool, method, path string, body []byte, out any) error {
+	var cb circuitbreaker.CircuitBreaker[any]
+	if d.cfg.ShardBreakers {
+		cb = d.breakers[shard]
+		if !cb.TryAcquirePermit() {
+			d.m.shardErrors.WithLabelValues(strconv.Itoa(shard), "breaker-open").Inc()
+			return errBreakerOpen
+		}
+	}
+	start := time.Now()
+	err := d.shards[shard].Do(ctx, method, path, body, out)
+	el := time.Since(start)
+	failed := false
+	if err != nil {
+		kind := platform.KindOf(err)
+		var de *platform.DepError
+		status := 0
+		if errors.As(err, &de) {
+			status = de.Status
+		}
+		failed = kind == platform.KindTimeout || kind == platform.KindUnavailable || (kind == platform.KindStatus && status >= 500)
+		label := kind.String()
+		if kind == platform.KindStatus {
+			label = strconv.Itoa(status)
+		}
+		d.m.shardErrors.WithLabelValues(strconv.Itoa(shard), label).Inc()
+	}
+	if kind := platform.KindOf(err); observe && kind != platform.KindCanceled {
+		d.ratio.Observe(float64(el) / float64(time.Millisecond))
+	}
+	if cb != nil {
+		if failed {
+			cb.RecordFailure()
+		} else {
+			cb.RecordSuccess()
+		}
+	}
+	return err
+}

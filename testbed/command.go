@@ -1,0 +1,130 @@
+package testbed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/chaosrun/chaosrun/scenario"
+)
+
+// startService starts one instance: a built-in target through `chaosrun
+// serve`, or the user's own program (command:) on a port picked here.
+func (l *Local) startService(ctx context.Context, inst string, svc *scenario.Service, deps map[string][]string) (*process, error) {
+	switch {
+	case len(svc.Command) > 0:
+		return l.startCommand(ctx, inst, svc, deps)
+	case svc.Image != "":
+		return nil, fmt.Errorf("testbed: local: service %s names only an image (%s): run it with --testbed docker, or give it command: for the local testbed", inst, svc.Image)
+	}
+	return l.start(ctx, inst, serveArgs(svc, deps), nil)
+}
+
+// commandArgs substitutes {port} in a command and builds the environment
+// that tells the program its port, dependencies and config.
+func commandArgs(inst string, svc *scenario.Service, deps map[string][]string, port int) (args, env []string) {
+	p := strconv.Itoa(port)
+	for _, a := range svc.Command {
+		args = append(args, strings.ReplaceAll(a, "{port}", p))
+	}
+	env = []string{"CHAOSRUN_INSTANCE=" + inst, "CHAOSRUN_PORT=" + p}
+	for d, addrs := range deps {
+		env = append(env, "CHAOSRUN_DEP_"+envKey(d)+"="+strings.Join(addrs, ","))
+	}
+	for k, v := range svc.Config {
+		env = append(env, "CHAOSRUN_CONFIG_"+envKey(k)+"="+v)
+	}
+	sort.Strings(env)
+	return args, env
+}
+
+func envKey(s string) string {
+	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(s))
+}
+
+// startCommand runs the user's program on a free 127.0.0.1 port; it is
+// ready when its health answers (waitService), not on a ready line.
+func (l *Local) startCommand(ctx context.Context, inst string, svc *scenario.Service, deps map[string][]string) (*process, error) {
+	l.mu.Lock()
+	down := l.down
+	l.mu.Unlock()
+	if down {
+		return nil, errors.New("testbed: already torn down")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("testbed: %s: no free port: %w", inst, err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	args, env := commandArgs(inst, svc, deps, port)
+	bin, err := exec.LookPath(args[0])
+	if err != nil {
+		return nil, fmt.Errorf("testbed: %s: command %q: %w", inst, args[0], err)
+	}
+	logPath := filepath.Join(l.LogDir, logName(inst))
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("testbed: log for %s: %w", inst, err)
+	}
+	cmd := exec.Command(bin, args[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("testbed: start %s (%s): %w", inst, strings.Join(args, " "), err)
+	}
+	p := &process{name: inst, cmd: cmd, logPath: logPath, log: logf, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
+		done: make(chan struct{}), stopped: make(chan struct{})}
+	go func() {
+		p.exitErr = cmd.Wait()
+		close(p.done)
+	}()
+	l.mu.Lock()
+	l.procs = append(l.procs, p)
+	died := l.died
+	l.mu.Unlock()
+	go func() {
+		<-p.done
+		if p.exitedUnexpectedly() {
+			select {
+			case died <- fmt.Errorf("testbed: %s (pid %d) exited during the run: %v%s", p.name, p.cmd.Process.Pid, p.exitErr, p.tail()):
+			default:
+			}
+		}
+	}()
+	return p, nil
+}
+
+// waitService waits for an instance's health: an HTTP path, or "tcp" (the
+// port accepts a connection).
+func waitService(ctx context.Context, addr, health string, timeout time.Duration) error {
+	if health != scenario.HealthTCP {
+		return waitHTTP(ctx, "http://"+addr+health, timeout)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		d := net.Dialer{Timeout: time.Second}
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last: %v)", ctx.Err(), err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,537 @@
+package docker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/testbed"
+)
+
+// proxyBasePort is the first port Toxiproxy's proxies listen on inside its
+// container (one per edge, in Edges order).
+const proxyBasePort = 20000
+
+// Testbed runs each service in its own container on a private network
+// ("chaosrun-RUNID"), reachable by its instance name as alias, behind a
+// Toxiproxy container with one proxy per edge. The harness reaches the
+// services and Toxiproxy's API through ports published on 127.0.0.1; each
+// published port is fixed for the run, so it survives a stop and start.
+type Testbed struct {
+	// Image is the chaosrun image (see ChaosrunImage) that serves the
+	// built-in targets and Toxiproxy.
+	Image string
+	// LogDir receives each container's log at teardown.
+	LogDir string
+	// Seed seeds Toxiproxy's random choices.
+	Seed int64
+	// RunID names the run in labels and names; default random.
+	RunID string
+	// ReadyTimeout bounds each service's start-up; default 20s.
+	ReadyTimeout time.Duration
+	// Progress, when set, receives one line per image built on demand.
+	Progress io.Writer
+
+	mu        sync.Mutex
+	cli       *client.Client
+	sc        *scenario.Scenario
+	netID     string
+	netName   string
+	ctrs      []*box
+	byName    map[string]*box
+	died      chan error
+	down      bool
+	stopWatch context.CancelFunc
+	watchers  sync.WaitGroup
+}
+
+// box is one container of the run.
+type box struct {
+	name     string // instance name ("ledger.1") or "toxiproxy"
+	alias    string // network alias
+	id       string
+	port     int // container port the harness reaches
+	hostPort int
+	health   string
+	token    string
+
+	mu          sync.Mutex
+	expectDown  bool // a host fault stopped or killed it
+	reportedDie bool
+}
+
+func (b *box) addr() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return "127.0.0.1:" + strconv.Itoa(b.hostPort)
+}
+
+// readyAddr is addr with the token as basic-auth password, when it has one.
+func (b *box) readyAddr() string {
+	if b.token == "" {
+		return b.addr()
+	}
+	return ":" + b.token + "@" + b.addr()
+}
+
+// Name returns "docker".
+func (t *Testbed) Name() string { return "docker" }
+
+// labels are the run labels of every object.
+func (t *Testbed) labels(service string) map[string]string {
+	l := map[string]string{LabelRun: t.RunID, LabelScenario: t.sc.Name, LabelOwner: Owner()}
+	if service != "" {
+		l[LabelService] = service
+	}
+	return l
+}
+
+// Up creates the network, starts Toxiproxy, then each service after what
+// it depends on (the replicas of one service together), each edge through
+// its own proxy. On error everything started is removed.
+func (t *Testbed) Up(ctx context.Context, sc *scenario.Scenario) (topo *testbed.Topology, err error) {
+	if t.Image == "" {
+		return nil, errors.New("testbed: docker: no chaosrun image (build one with `chaosrun images`)")
+	}
+	if t.ReadyTimeout == 0 {
+		t.ReadyTimeout = 20 * time.Second
+	}
+	if t.RunID == "" {
+		b := make([]byte, 4)
+		rand.Read(b) //nolint:errcheck // crypto/rand does not fail
+		t.RunID = hex.EncodeToString(b)
+	}
+	if t.LogDir != "" {
+		if err := os.MkdirAll(t.LogDir, 0o755); err != nil {
+			return nil, fmt.Errorf("testbed: docker: log dir: %w", err)
+		}
+	}
+	cli, err := NewClient(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("testbed: %w", err)
+	}
+	t.mu.Lock()
+	if t.down {
+		t.mu.Unlock()
+		cli.Close()
+		return nil, errors.New("testbed: docker: already torn down")
+	}
+	t.cli, t.sc, t.byName, t.died = cli, sc, map[string]*box{}, make(chan error, 16)
+	t.mu.Unlock()
+	defer func() {
+		if err != nil {
+			t.Down(context.WithoutCancel(ctx)) //nolint:errcheck // the start-up error matters more
+		}
+	}()
+	if err := t.checkImages(ctx, sc); err != nil {
+		return nil, err
+	}
+
+	t.netName = "chaosrun-" + t.RunID
+	nres, err := cli.NetworkCreate(ctx, t.netName, client.NetworkCreateOptions{Driver: "bridge", Labels: t.labels("")})
+	if err != nil {
+		return nil, fmt.Errorf("testbed: docker: create network %s: %w", t.netName, err)
+	}
+	t.mu.Lock()
+	t.netID = nres.ID
+	t.mu.Unlock()
+
+	// Toxiproxy listens on every interface of its container, so its API
+	// wants the run's token; the harness sends it as the URL's password.
+	tok := make([]byte, 16)
+	rand.Read(tok) //nolint:errcheck // crypto/rand does not fail
+	token := hex.EncodeToString(tok)
+	toxi, err := t.run(ctx, spec{name: "toxiproxy", image: t.Image, port: ToxiproxyPort, health: "/version", token: token,
+		cmd: []string{"serve", "toxiproxy", "--listen", "0.0.0.0:" + strconv.Itoa(ToxiproxyPort), "--seed", strconv.FormatInt(t.Seed, 10)},
+		env: map[string]string{"GODEBUG": "randseednop=0", "CHAOSRUN_TOKEN": token}})
+	if err != nil {
+		return nil, err
+	}
+	toxiURL := "http://:" + token + "@" + toxi.addr()
+	topo = &testbed.Topology{Proxies: map[string]string{}, ToxiproxyURL: toxiURL, Died: t.died}
+
+	edges := sc.Edges()
+	proxyPort := map[string]int{}
+	for i, e := range edges {
+		proxyPort[e.Proxy] = proxyBasePort + i
+	}
+	for _, name := range sc.StartOrder() {
+		svc := sc.Services[name]
+		deps := map[string][]string{}
+		for _, e := range edges {
+			if e.From != name {
+				continue
+			}
+			callee := sc.Services[e.To]
+			upstream := net.JoinHostPort(alias(sc.InstanceName(e.To, e.Replica)), strconv.Itoa(servicePort(callee)))
+			listen := "0.0.0.0:" + strconv.Itoa(proxyPort[e.Proxy])
+			if err := createProxy(ctx, toxiURL, e.Proxy, listen, upstream); err != nil {
+				return nil, err
+			}
+			addr := "toxiproxy:" + strconv.Itoa(proxyPort[e.Proxy])
+			topo.Proxies[e.Proxy] = addr
+			deps[e.To] = append(deps[e.To], addr)
+		}
+		replicas := max(svc.Replicas, 1)
+		boxes := make([]*box, replicas)
+		errs := make([]error, replicas)
+		var wg sync.WaitGroup
+		for i := range replicas {
+			wg.Go(func() {
+				boxes[i], errs[i] = t.run(ctx, t.serviceSpec(sc, name, i, deps))
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, err
+		}
+		for i, b := range boxes {
+			topo.Instances = append(topo.Instances, testbed.Instance{Service: name, Index: i, Name: b.name, Address: b.addr()})
+		}
+	}
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	t.mu.Lock()
+	t.stopWatch = cancel
+	t.mu.Unlock()
+	t.watchers.Go(func() { t.watch(wctx) })
+	return topo, nil
+}
+
+// spec is one container to run.
+type spec struct {
+	name, image, health string
+	token               string // sent as the basic-auth password of health checks
+	port                int
+	cmd                 []string
+	env                 map[string]string
+}
+
+// serviceSpec is replica i of a service: a built-in target served by the
+// chaosrun image, or the user's own image.
+func (t *Testbed) serviceSpec(sc *scenario.Scenario, name string, i int, deps map[string][]string) spec {
+	svc := sc.Services[name]
+	s := spec{name: sc.InstanceName(name, i), health: svc.Health, port: servicePort(svc)}
+	if s.health == "" {
+		s.health = "/healthz"
+	}
+	if svc.Image == "" {
+		s.image = t.Image
+		s.cmd = serveArgs(svc, deps)
+		return s
+	}
+	// The user's own image keeps its command; it learns its dependencies
+	// and config from the environment.
+	s.image = svc.Image
+	s.env = map[string]string{"CHAOSRUN_INSTANCE": s.name, "CHAOSRUN_PORT": strconv.Itoa(s.port)}
+	for dep, addrs := range deps {
+		s.env["CHAOSRUN_DEP_"+envName(dep)] = strings.Join(addrs, ",")
+	}
+	for k, v := range svc.Config {
+		s.env["CHAOSRUN_CONFIG_"+envName(k)] = v
+	}
+	return s
+}
+
+func envName(s string) string {
+	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(s))
+}
+
+// servicePort is the port a service listens on inside its container.
+func servicePort(svc *scenario.Service) int {
+	if svc.Image != "" && svc.Port > 0 {
+		return svc.Port
+	}
+	return ChaosrunPort
+}
+
+// alias is an instance's name on the network ("ledger.1" → "ledger-1").
+func alias(instance string) string { return strings.ReplaceAll(instance, ".", "-") }
+
+// serveArgs builds `serve RUN --listen 0.0.0.0:PORT --dep … --key=value`.
+func serveArgs(svc *scenario.Service, deps map[string][]string) []string {
+	args := []string{"serve", svc.Run, "--listen", "0.0.0.0:" + strconv.Itoa(ChaosrunPort)}
+	names := make([]string, 0, len(deps))
+	for d := range deps {
+		names = append(names, d)
+	}
+	sort.Strings(names)
+	for _, d := range names {
+		args = append(args, "--dep", d+"="+strings.Join(deps[d], ","))
+	}
+	keys := make([]string, 0, len(svc.Config))
+	for k := range svc.Config {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		args = append(args, "--"+k+"="+svc.Config[k])
+	}
+	return args
+}
+
+// checkImages makes sure every image the scenario needs is here: the
+// chaosrun image must be; a host-program image is built on demand; any
+// other image must have been built by the user (nothing is pulled).
+func (t *Testbed) checkImages(ctx context.Context, sc *scenario.Scenario) error {
+	refs := []string{t.Image}
+	for _, n := range sc.StartOrder() {
+		svc := sc.Services[n]
+		if svc.Image == "" && len(svc.Command) > 0 {
+			return fmt.Errorf("testbed: docker: service %s has only command: (the local testbed's); give it image: and port: to run it here", n)
+		}
+		if svc.Image != "" {
+			refs = append(refs, svc.Image)
+		}
+	}
+	for _, ref := range refs {
+		if _, err := t.cli.ImageInspect(ctx, ref); err == nil {
+			continue
+		}
+		if hp, ok := FindHostProgram(ref); ok {
+			if _, err := hp.Ensure(ctx, t.cli, t.Progress); err != nil {
+				return fmt.Errorf("testbed: %w", err)
+			}
+			continue
+		}
+		hint := "build it locally first (docker build -t " + ref + " …)"
+		if strings.HasPrefix(ref, ChaosrunRepo+":") {
+			hint = "run `chaosrun images` to build it"
+		}
+		return fmt.Errorf("testbed: docker: image %s is not on this engine and is never pulled: %s", ref, hint)
+	}
+	return nil
+}
+
+// freePort asks the kernel for a free port on 127.0.0.1.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// run creates and starts one container with Testcontainers, publishes its
+// port on a fixed 127.0.0.1 port and waits until it is healthy.
+func (t *Testbed) run(ctx context.Context, s spec) (*box, error) {
+	setupEnv()
+	b := &box{name: s.name, alias: alias(s.name), port: s.port, health: s.health, token: s.token}
+	if s.name == "toxiproxy" {
+		b.alias = "toxiproxy"
+	}
+	cport := network.MustParsePort(strconv.Itoa(s.port) + "/tcp")
+	for attempt := 0; ; attempt++ {
+		hp, err := freePort()
+		if err != nil {
+			return nil, fmt.Errorf("testbed: docker: %s: no free port: %w", s.name, err)
+		}
+		b.hostPort = hp
+		req := testcontainers.ContainerRequest{
+			Image:          s.image,
+			Name:           "chaosrun-" + t.RunID + "-" + b.alias,
+			Cmd:            s.cmd,
+			Env:            s.env,
+			Labels:         t.labels(s.name),
+			ExposedPorts:   []string{cport.String()},
+			Networks:       []string{t.netName},
+			NetworkAliases: map[string][]string{t.netName: {b.alias}},
+			HostConfigModifier: func(hc *container.HostConfig) {
+				hc.PortBindings = network.PortMap{cport: {{HostIP: netip.MustParseAddr("127.0.0.1"), HostPort: strconv.Itoa(hp)}}}
+			},
+		}
+		ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{ContainerRequest: req, Started: true, Logger: discardLogger{}})
+		if ctr != nil && ctr.GetContainerID() != "" {
+			b.id = ctr.GetContainerID()
+			t.mu.Lock()
+			t.ctrs = append(t.ctrs, b)
+			t.byName[b.name] = b
+			t.mu.Unlock()
+		}
+		if err == nil {
+			break
+		}
+		if b.id != "" {
+			rerr := t.remove(context.WithoutCancel(ctx), b)
+			t.forget(b)
+			if rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		}
+		clash := strings.Contains(err.Error(), "port is already allocated") || strings.Contains(err.Error(), "address already in use")
+		if !clash || attempt == 2 || ctx.Err() != nil {
+			return nil, fmt.Errorf("testbed: docker: start %s (%s): %w", s.name, s.image, err)
+		}
+	}
+	if err := waitReady(ctx, b.readyAddr(), b.health, t.ReadyTimeout); err != nil {
+		return nil, fmt.Errorf("testbed: docker: %s not healthy at %s: %w%s", s.name, b.health, err, t.logTail(b))
+	}
+	return b, nil
+}
+
+// running reports whether b's container runs.
+func (t *Testbed) running(ctx context.Context, b *box) bool {
+	res, err := t.cli.ContainerInspect(ctx, b.id, client.ContainerInspectOptions{})
+	return err == nil && res.Container.State != nil && res.Container.State.Running
+}
+
+// discardLogger silences Testcontainers' own progress lines.
+type discardLogger struct{}
+
+func (discardLogger) Printf(string, ...any) {}
+
+// waitReady polls addr until health answers: an HTTP 200 on the path, or
+// for "tcp" a connection the server holds open (a published port accepts
+// even while nothing listens behind it, then drops the connection).
+func waitReady(ctx context.Context, addr, health string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	hc := &http.Client{Timeout: time.Second}
+	var last error
+	for {
+		if health == scenario.HealthTCP {
+			last = tcpReady(ctx, addr)
+		} else {
+			last = httpReady(ctx, hc, "http://"+addr+health)
+		}
+		if last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last: %v)", ctx.Err(), last)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func httpReady(ctx context.Context, hc *http.Client, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16)) //nolint:errcheck
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s answered %s", url, resp.Status)
+	}
+	return nil
+}
+
+func tcpReady(ctx context.Context, addr string) error {
+	d := net.Dialer{Timeout: time.Second}
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(150 * time.Millisecond)) //nolint:errcheck
+	var buf [1]byte
+	_, err = c.Read(buf[:])
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return nil // held open: something listens behind the port
+	}
+	if err == nil {
+		return nil // it spoke first
+	}
+	return fmt.Errorf("%s dropped the connection: %w", addr, err)
+}
+
+// watch reports, once per container, a container that stopped though no
+// host fault stopped it.
+func (t *Testbed) watch(ctx context.Context) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		t.mu.Lock()
+		boxes := append([]*box(nil), t.ctrs...)
+		t.mu.Unlock()
+		for _, b := range boxes {
+			b.mu.Lock()
+			skip := b.expectDown || b.reportedDie
+			b.mu.Unlock()
+			if skip {
+				continue
+			}
+			res, err := t.cli.ContainerInspect(ctx, b.id, client.ContainerInspectOptions{})
+			if ctx.Err() != nil {
+				return
+			}
+			if err != nil || res.Container.State == nil || res.Container.State.Running {
+				continue
+			}
+			b.mu.Lock()
+			if b.expectDown || b.reportedDie {
+				b.mu.Unlock()
+				continue
+			}
+			b.reportedDie = true
+			b.mu.Unlock()
+			st := res.Container.State
+			select {
+			case t.died <- fmt.Errorf("testbed: docker: %s exited during the run (%s, exit code %d)%s", b.name, st.Status, st.ExitCode, t.logTail(b)):
+			default:
+			}
+		}
+	}
+}
+
+// logTail returns the last lines of a container's log, for errors.
+func (t *Testbed) logTail(b *box) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var sb strings.Builder
+	if err := t.copyLogs(ctx, b, &sb, "8"); err != nil || strings.TrimSpace(sb.String()) == "" {
+		return ""
+	}
+	return "\n  last log lines of " + b.name + ":\n    " + strings.ReplaceAll(strings.TrimSpace(sb.String()), "\n", "\n    ")
+}
+
+// saveLogs writes every container's log to LogDir.
+func (t *Testbed) saveLogs(ctx context.Context, boxes []*box) error {
+	if t.LogDir == "" {
+		return nil
+	}
+	var errs []error
+	for _, b := range boxes {
+		f, err := os.Create(filepath.Join(t.LogDir, strings.NewReplacer("/", "_", " ", "_").Replace(b.name)+".log"))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := t.copyLogs(ctx, b, f, "all"); err != nil {
+			errs = append(errs, fmt.Errorf("logs of %s: %w", b.name, err))
+		}
+		f.Close()
+	}
+	return errors.Join(errs...)
+}

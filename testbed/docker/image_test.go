@@ -1,0 +1,75 @@
+package docker
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseLdd(t *testing.T) {
+	out := `	linux-vdso.so.1 (0x00007ffd6b9f1000)
+	liblzf.so.1 => /lib/x86_64-linux-gnu/liblzf.so.1 (0x00007fe122242000)
+	libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007fe12121e000)
+	/lib64/ld-linux-x86-64.so.2 (0x00007fe122265000)
+	libm.so.6 => /lib/x86_64-linux-gnu/libm.so.6 (0x00007fe122162000)
+	libc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007fe12121e000)
+`
+	want := []string{"/lib/x86_64-linux-gnu/libc.so.6", "/lib/x86_64-linux-gnu/liblzf.so.1", "/lib/x86_64-linux-gnu/libm.so.6", "/lib64/ld-linux-x86-64.so.2"}
+	if got := parseLdd(out); !slices.Equal(got, want) {
+		t.Errorf("parseLdd = %v, want %v", got, want)
+	}
+}
+
+func TestOwnerAlive(t *testing.T) {
+	for _, tc := range []struct {
+		owner string
+		want  bool
+	}{
+		{Owner(), true},
+		{"999999999@" + strings.Split(Owner(), "@")[1], false},
+		{"1@some-other-host", true},
+		{"garbage", false},
+	} {
+		if got := ownerAlive(tc.owner); got != tc.want {
+			t.Errorf("ownerAlive(%q) = %v, want %v", tc.owner, got, tc.want)
+		}
+	}
+}
+
+// TestImagesBuildAndReuse builds the chaosrun image and the Redis image from
+// this machine's files, then asks again: the second time nothing is built.
+func TestImagesBuildAndReuse(t *testing.T) {
+	cli := requireDocker(t)
+	ref := testImage(t, cli)
+	if !strings.HasPrefix(ref, ChaosrunRepo+":") {
+		t.Fatalf("image ref %q lacks the %s repository", ref, ChaosrunRepo)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	redis, _ := FindHostProgram("chaosrun-redis:local")
+	if _, err := redis.Ensure(ctx, cli, nil); err != nil {
+		t.Fatal(err)
+	}
+	again, err := redis.Ensure(ctx, cli, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Built {
+		t.Errorf("redis image rebuilt though its files did not change")
+	}
+	imgs, err := ListImages(ctx, cli)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []string
+	for _, im := range imgs {
+		refs = append(refs, im.Ref)
+	}
+	for _, want := range []string{ref, "chaosrun-redis:local"} {
+		if !slices.Contains(refs, want) {
+			t.Errorf("ListImages = %v, lacks %s", refs, want)
+		}
+	}
+}
