@@ -127,8 +127,20 @@ type result struct {
 	kind    record.Kind
 }
 
-// aggregate applies agg to the series matching m in the windows of rng.
+// aggregate applies agg to what m selects in rng: k6 series, /metrics
+// readings or end-of-run checks.
 func aggregate(run *record.Run, m Metric, rng Range, agg Agg) (result, error) {
+	switch {
+	case m.Source == "scrape":
+		return aggregateScrapes(run, m, rng, agg)
+	case m.Name == EndCheckMetric:
+		return aggregateEndChecks(run, m, agg)
+	}
+	return aggregateWindows(run, m, rng, agg)
+}
+
+// aggregateWindows applies agg to the series matching m in the windows of rng.
+func aggregateWindows(run *record.Run, m Metric, rng Range, agg Agg) (result, error) {
 	var (
 		kind           record.Kind
 		count, nonZero int64

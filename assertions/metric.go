@@ -12,9 +12,15 @@ import (
 // http_req_duration{api:TransactCheck,status:"200"}; "k:!v" selects series
 // whose tag k is not v (or absent).
 type Metric struct {
+	// Source is where values come from: "" for k6's results windows,
+	// "scrape" for the targets' /metrics readings (selector "scrape:NAME").
+	Source  string
 	Name    string
 	Filters []TagFilter
 }
+
+// ScrapePrefix marks a selector over the targets' /metrics readings.
+const ScrapePrefix = "scrape:"
 
 // TagFilter is one tag condition of a selector.
 type TagFilter struct {
@@ -25,8 +31,12 @@ type TagFilter struct {
 
 // String writes the selector in canonical form.
 func (m Metric) String() string {
+	name := m.Name
+	if m.Source == "scrape" {
+		name = ScrapePrefix + name
+	}
 	if len(m.Filters) == 0 {
-		return m.Name
+		return name
 	}
 	parts := make([]string, len(m.Filters))
 	for i, f := range m.Filters {
@@ -39,7 +49,7 @@ func (m Metric) String() string {
 		}
 		parts[i] = f.Key + ":" + v
 	}
-	return m.Name + "{" + strings.Join(parts, ",") + "}"
+	return name + "{" + strings.Join(parts, ",") + "}"
 }
 
 // Matches reports whether a series has the metric's name and every filter
@@ -62,11 +72,16 @@ func (m Metric) Matches(s record.Series) bool {
 func ParseMetric(sel string) (Metric, error) {
 	s := &selScanner{src: sel}
 	s.space()
+	source := ""
+	if strings.HasPrefix(sel[s.pos:], ScrapePrefix) {
+		source = "scrape"
+		s.pos += len(ScrapePrefix)
+	}
 	name := s.ident(false)
 	if name == "" {
 		return Metric{}, s.errorf("expected a metric name (letters, digits, _), found %s", s.found())
 	}
-	m := Metric{Name: name}
+	m := Metric{Source: source, Name: name}
 	s.space()
 	if s.done() {
 		return m, nil

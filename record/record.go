@@ -23,11 +23,13 @@ type Run struct {
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
 	// Planned is the scenario's load duration.
-	Planned    Duration      `json:"planned"`
-	Windows    []Window      `json:"windows"`
-	Faults     []FaultEvent  `json:"faults"`
-	Scrapes    []Scrape      `json:"scrapes,omitempty"`
-	Verdicts   []Verdict     `json:"verdicts,omitempty"`
+	Planned  Duration     `json:"planned"`
+	Windows  []Window     `json:"windows"`
+	Faults   []FaultEvent `json:"faults"`
+	Scrapes  []Scrape     `json:"scrapes,omitempty"`
+	Verdicts []Verdict    `json:"verdicts,omitempty"`
+	// EndChecks are the services' own checks, called after load.
+	EndChecks  []EndCheck    `json:"end_checks,omitempty"`
 	Timings    Timings       `json:"timings"`
 	Incomplete bool          `json:"incomplete,omitempty"`
 	Problems   []string      `json:"problems,omitempty"`
@@ -114,6 +116,17 @@ type FaultEvent struct {
 	// Counts are what the fault counted while in force (HTTP faults:
 	// seen, matched and affected requests), on its revert event.
 	Counts map[string]int64 `json:"counts,omitempty"`
+}
+
+// EndCheck is the answer of a service's own check (e.g. money
+// conservation), called after load and before teardown.
+type EndCheck struct {
+	Name    string             `json:"name"`
+	Service string             `json:"service"`
+	OK      bool               `json:"ok"`
+	Detail  string             `json:"detail,omitempty"`
+	Values  map[string]float64 `json:"values,omitempty"`
+	Error   string             `json:"error,omitempty"`
 }
 
 // Scrape is one reading of a target's /metrics.

@@ -274,6 +274,9 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 		}
 	}
 	rec.Scrapes, _ = scr.results()
+	if len(sc.EndChecks) > 0 && !rec.Incomplete {
+		rec.EndChecks = runEndChecks(context.Background(), sc, topo)
+	}
 	rec.Timings.Load = record.Duration(rec.End.Sub(rec.Start))
 	rec.Verdicts = assertions.Evaluate(rec, sc.Assertions)
 	return rec, err

@@ -24,6 +24,10 @@ type Scenario struct {
 	Workload   Workload            `yaml:"workload" json:"workload"`
 	Faults     []Fault             `yaml:"faults,omitempty" json:"faults,omitempty"`
 	Assertions []Assertion         `yaml:"assertions,omitempty" json:"assertions,omitempty"`
+	// EndChecks are the services' own checks, called after load and before
+	// teardown (e.g. money conservation); assertions read them as
+	// end_check_failures{check:NAME}.
+	EndChecks []EndCheck `yaml:"end_checks,omitempty" json:"end_checks,omitempty"`
 
 	// Order lists service names as they appear in the file.
 	Order []string `yaml:"-" json:"-"`
@@ -117,6 +121,15 @@ type Assertion struct {
 	// Checks are k6-threshold-like expressions: "p(99) < 250ms",
 	// "rate < 0.01", "count == 0", "p(99) < 1.5 * baseline".
 	Checks []string `yaml:"checks" json:"checks"`
+}
+
+// EndCheck is a service's own check, called once after load: a GET of Path
+// on the first replica of Service that must answer 200 with JSON
+// {"ok": true, "detail": "...", "values": {...}}.
+type EndCheck struct {
+	Name    string `yaml:"name" json:"name"`
+	Service string `yaml:"service" json:"service"`
+	Path    string `yaml:"path" json:"path" jsonschema:"pattern=^/"`
 }
 
 // Duration is a time.Duration written as "20s" or "1m30s" in YAML.

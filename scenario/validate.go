@@ -43,6 +43,7 @@ func validate(s *Scenario, opts Options, decodeErrs Errors) error {
 	v.workload()
 	v.faults()
 	v.assertions()
+	v.endChecks()
 	if err := v.errs.errOrNil(); err != nil {
 		return err
 	}
@@ -279,4 +280,29 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// endChecks validates end_checks: unique names, existing services, paths.
+func (v *validator) endChecks() {
+	seen := map[string]bool{}
+	for i, ec := range v.s.EndChecks {
+		p := fmt.Sprintf("end_checks[%d]", i)
+		switch {
+		case ec.Name == "":
+			v.missing(p+".name", "")
+		case !namePattern.MatchString(ec.Name):
+			v.errf(p+".name", "lower-case letters, digits and -", "invalid name %q", ec.Name)
+		case seen[ec.Name]:
+			v.errf(p+".name", "", "duplicate end check name %q", ec.Name)
+		}
+		seen[ec.Name] = true
+		if ec.Service == "" {
+			v.missing(p+".service", strings.Join(v.s.serviceNames(), ", "))
+		} else if _, ok := v.s.Services[ec.Service]; !ok {
+			v.errf(p+".service", strings.Join(v.s.serviceNames(), ", "), "unknown service %q", ec.Service)
+		}
+		if !strings.HasPrefix(ec.Path, "/") {
+			v.errf(p+".path", "a path starting with /", "invalid path %q", ec.Path)
+		}
+	}
 }
