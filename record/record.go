@@ -156,6 +156,9 @@ type Verdict struct {
 // Duration is a time.Duration that reads and writes as "1.5s" in JSON.
 type Duration time.Duration
 
+// String is Go's duration string.
+func (d Duration) String() string { return time.Duration(d).String() }
+
 // MarshalText writes the duration as Go's duration string.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
 

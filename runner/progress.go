@@ -21,10 +21,11 @@ type progress struct {
 	start     time.Time
 	active    *activeSet
 
-	mu   sync.Mutex
-	last windowStats
-	seen bool
-	n    int
+	mu        sync.Mutex
+	last      windowStats
+	lastStart time.Time
+	seen      bool
+	n         int
 }
 
 type windowStats struct {
@@ -42,8 +43,17 @@ func newProgress(w io.Writer, overwrite bool, total time.Duration, start time.Ti
 func (p *progress) window(win record.Window) {
 	st := statsOf(win)
 	p.mu.Lock()
-	p.last, p.seen = st, true
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	switch {
+	case p.seen && win.Start.Equal(p.lastStart):
+		// Another shard's part of the same second.
+		p.last.reqs += st.reqs
+		p.last.failed += st.failed
+		p.last.total += st.total
+		p.last.p99 = max(p.last.p99, st.p99)
+	case !p.seen || win.Start.After(p.lastStart):
+		p.last, p.lastStart, p.seen = st, win.Start, true
+	}
 }
 
 func statsOf(win record.Window) windowStats {

@@ -25,7 +25,6 @@ import (
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/testbed"
 	"github.com/chaosrun/chaosrun/workloads/k6run"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 // Options configures one run.
@@ -50,6 +49,9 @@ type Options struct {
 	// Allowed is the blast radius beyond loopback and the testbed's own
 	// services (--allow-target, allow_targets); nil allows nothing more.
 	Allowed *guard.Allowed
+	// LoadShards runs the workload as this many k6 processes, each with its
+	// execution segment; their results are merged. 0 or 1: one process.
+	LoadShards int
 	// BuildTime is how long getting the k6 binary took, for the record.
 	BuildTime time.Duration
 }
@@ -126,13 +128,6 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 		rec.Topology = append(rec.Topology, record.ServiceInfo{Name: in.Name, Address: in.Address, PID: in.PID})
 	}
 
-	recv, lerr := stream.Listen(ctx)
-	if lerr != nil {
-		fail(fmt.Errorf("results stream: %w", lerr))
-		return rec, err
-	}
-	defer recv.Close()
-
 	env, eerr := k6Env(sc, topo, seed)
 	if eerr != nil {
 		fail(eerr)
@@ -154,34 +149,37 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
-	k6done := make(chan k6outcome, 1)
-	go func() {
-		res, rerr := k6run.Run(loadCtx, k6run.Spec{
-			Binary:     o.K6,
-			Script:     script,
-			Env:        env,
-			StreamAddr: recv.Addr(),
-			LogPath:    filepath.Join(o.OutDir, "logs", "k6.log"),
-			Extra:      allowed.K6Flags(),
-		})
-		k6done <- k6outcome{res, rerr}
+	shards := max(o.LoadShards, 1)
+	ld, lerr := startLoad(loadCtx, shards, k6run.Spec{Binary: o.K6, Script: script, Env: env, Extra: allowed.K6Flags()}, filepath.Join(o.OutDir, "logs"))
+	if lerr != nil {
+		fail(lerr)
+		return rec, err
+	}
+	// Whatever path the run takes, k6 is stopped and waited for before the
+	// testbed goes down.
+	defer func() {
+		stopLoad()
+		ld.waitAll(15 * time.Second) //nolint:errcheck // reported on the main path
+		ld.close()
 	}()
 
-	// Load starts when the results output says hello: faults and offsets
-	// count from there.
-	var k6out *k6outcome
+	// Load starts when every shard's results output has said hello: faults
+	// and offsets count from the first hello.
 	select {
-	case <-recv.Started():
-		rec.Start = recv.StartTime()
-	case out := <-k6done:
-		k6out = &out
-		fail(fmt.Errorf("k6 ended before load started: %v%s", out.err, tailOf(out.res)))
+	case <-ld.started:
+		rec.Start = ld.startTime()
+	case i := <-ld.finished:
+		e := ld.note(i)
+		if e == nil {
+			e = errors.New("it exited")
+		}
+		fail(fmt.Errorf("k6 ended before load started: %v", e))
 		return rec, err
 	case derr := <-topo.Died:
 		fail(derr)
 		return rec, err
 	case <-time.After(90 * time.Second):
-		fail(errors.New("k6 did not start load within 90s"))
+		fail(fmt.Errorf("k6 did not start load within 90s (%d shard(s))", shards))
 		return rec, err
 	case <-ctx.Done():
 		fail(interrupted(ctx, ctx.Err()))
@@ -212,29 +210,35 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	}()
 
 	prog := newProgress(o.Progress, o.Overwrite, sc.Workload.Duration.Std(), rec.Start, active)
-	recv.OnWindow(prog.window)
+	ld.onWindow(prog.window)
 	progCtx, stopProg := context.WithCancel(context.Background())
 	bg.Go(func() { prog.run(progCtx) })
 
-	if k6out == nil {
+	// Load ends when every shard has; one that fails stops the others.
+	stopping := false
+	for ld.running() > 0 {
+		var stopWhy error
 		select {
-		case out := <-k6done:
-			k6out = &out
+		case i := <-ld.finished:
+			stopWhy = ld.note(i)
 		case derr := <-topo.Died:
-			fail(derr)
+			stopWhy = derr
 		case <-ctx.Done():
-			fail(interrupted(ctx, context.Cause(ctx)))
+			stopWhy = interrupted(ctx, context.Cause(ctx))
+		}
+		if stopWhy != nil && !stopping {
+			fail(stopWhy)
+			rec.End = time.Now()
+			stopping = true
+			stopLoad()
+			break
 		}
 	}
-	rec.End = time.Now()
-	if k6out == nil {
-		stopLoad()
-		select {
-		case out := <-k6done:
-			k6out = &out
-		case <-time.After(15 * time.Second):
-			fail(errors.New("k6 did not stop within 15s of being told to"))
-		}
+	if !stopping {
+		rec.End = time.Now()
+	}
+	if werr := ld.waitAll(15 * time.Second); werr != nil {
+		fail(werr)
 	}
 	stopSched()
 	if serr := <-schedDone; serr != nil && !errors.Is(serr, context.Canceled) {
@@ -245,26 +249,12 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	bg.Wait()
 	prog.finish()
 
-	if k6out != nil {
-		switch {
-		case k6out.err != nil:
-			fail(fmt.Errorf("k6: %w", k6out.err))
-		case k6out.res.ExitCode != 0 && !k6out.res.ThresholdsFailed:
-			fail(fmt.Errorf("k6 exited with code %d%s", k6out.res.ExitCode, tailOf(k6out.res)))
-		}
+	windows, notes, cerr := ld.collect(5 * time.Second)
+	rec.Problems = append(rec.Problems, notes...)
+	if cerr != nil && !rec.Incomplete {
+		fail(cerr)
 	}
-	if !recv.WaitEnded(5 * time.Second) {
-		fail(errors.New("the results stream ended without its end marker: k6 stopped early"))
-	}
-	recv.Close()
-	sum := recv.Summary()
-	if sum.Malformed > 0 {
-		rec.Problems = append(rec.Problems, fmt.Sprintf("results stream: %d malformed lines ignored (first: %v)", sum.Malformed, sum.Errors[0]))
-	}
-	if sum.Dropped > 0 {
-		rec.Problems = append(rec.Problems, fmt.Sprintf("results stream: the output dropped %d samples", sum.Dropped))
-	}
-	rec.Windows = trimWindows(sum.Windows, sc)
+	rec.Windows = trimWindows(windows, sc)
 	evMu.Lock()
 	rec.Faults = events
 	evMu.Unlock()
@@ -280,11 +270,6 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	rec.Timings.Load = record.Duration(rec.End.Sub(rec.Start))
 	rec.Verdicts = assertions.Evaluate(rec, sc.Assertions)
 	return rec, err
-}
-
-type k6outcome struct {
-	res k6run.Result
-	err error
 }
 
 func tailOf(r k6run.Result) string {

@@ -95,6 +95,7 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 	totalTimeout := fs.Duration("total-timeout", 0, "wall-clock limit for all scenarios together; those not finished by then are not run (default: none)")
 	seed := fs.Int64("seed", 0, "seed for every random choice (default: the scenario's, else random)")
 	quiet := fs.Bool("quiet", false, "no live progress line")
+	shards := fs.Int("load-shards", 1, "run the workload as N k6 processes (k6 execution segments) and merge their results")
 	var allow stringList
 	fs.Var(&allow, "allow-target", "let load reach this host or host:port besides loopback and the testbed's services (repeatable)")
 	fs.Usage = func() {
@@ -106,6 +107,10 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
+		return exitUsage
+	}
+	if *shards < 1 || *shards > 16 {
+		fmt.Fprintf(st.Stderr, "chaosrun run: --load-shards %d out of range (allowed: 1 to 16)\n", *shards)
 		return exitUsage
 	}
 	if *bed != "local" && *bed != "docker" {
@@ -176,7 +181,7 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 	worst := exitOK
 	for _, sc := range scs {
 		allowed, _ := blastRadius(sc, allow)
-		code := runOne(ctx, st, sc, runSettings{allowed: allowed, bed: *bed, image: image, k6: bin.Path, k6Version: bin.Version, root: root, outDir: *outDir, timeout: *timeout, quiet: *quiet, sets: sets, build: buildTime})
+		code := runOne(ctx, st, sc, runSettings{allowed: allowed, shards: *shards, bed: *bed, image: image, k6: bin.Path, k6Version: bin.Version, root: root, outDir: *outDir, timeout: *timeout, quiet: *quiet, sets: sets, build: buildTime})
 		buildTime = 0
 		if rec, err := report.ReadJSON(filepath.Join(*outDir, sc.Name, "run.json")); err == nil {
 			done = append(done, rec)
@@ -207,6 +212,7 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 }
 
 type runSettings struct {
+	shards                      int
 	allowed                     *guard.Allowed
 	k6, k6Version, root, outDir string
 	bed, image                  string
@@ -229,18 +235,19 @@ func runOne(ctx context.Context, st *State, sc *scenario.Scenario, rs runSetting
 		progress = nil
 	}
 	rec, err := runner.Run(ctx, runner.Options{
-		Scenario:  sc,
-		Testbed:   newTestbed(st, rs, sc, filepath.Join(dir, "logs")),
-		K6:        rs.k6,
-		ScriptDir: filepath.Join(rs.root, "workloads"),
-		OutDir:    dir,
-		Timeout:   rs.timeout,
-		Progress:  progress,
-		Overwrite: st.IsTerminal,
-		Versions:  map[string]string{"chaosrun": version(), "k6": rs.k6Version},
-		Overrides: rs.sets,
-		BuildTime: rs.build,
-		Allowed:   rs.allowed,
+		Scenario:   sc,
+		Testbed:    newTestbed(st, rs, sc, filepath.Join(dir, "logs")),
+		K6:         rs.k6,
+		ScriptDir:  filepath.Join(rs.root, "workloads"),
+		OutDir:     dir,
+		Timeout:    rs.timeout,
+		Progress:   progress,
+		Overwrite:  st.IsTerminal,
+		Versions:   map[string]string{"chaosrun": version(), "k6": rs.k6Version},
+		Overrides:  rs.sets,
+		BuildTime:  rs.build,
+		Allowed:    rs.allowed,
+		LoadShards: rs.shards,
 	})
 	var writeErrs []string
 	if werr := report.WriteJSON(filepath.Join(dir, "run.json"), rec); werr != nil {

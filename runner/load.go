@@ -1,0 +1,187 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/workloads/k6run"
+	"github.com/chaosrun/chaosrun/workloads/stream"
+)
+
+// load is the workload as one or more k6 processes ("shards", each running
+// its own slice of every scenario through k6's execution segments), each
+// streaming to its own receiver, so that a late or missing shard is known
+// by name.
+type load struct {
+	shards   []*shard
+	finished chan int // index of a shard whose k6 ended
+	started  chan struct{}
+}
+
+type shard struct {
+	idx  int
+	name string
+	recv *stream.Receiver
+	out  k6outcome
+	done bool
+}
+
+type k6outcome struct {
+	res k6run.Result
+	err error
+}
+
+// segments returns k6's --execution-segment flags for shard i of n.
+func segments(i, n int) []string {
+	if n <= 1 {
+		return nil
+	}
+	seq := "0"
+	for k := 1; k <= n; k++ {
+		seq += "," + frac(k, n)
+	}
+	return []string{"--execution-segment", frac(i, n) + ":" + frac(i+1, n), "--execution-segment-sequence", seq}
+}
+
+func frac(k, n int) string {
+	switch k {
+	case 0:
+		return "0"
+	case n:
+		return "1"
+	}
+	return fmt.Sprintf("%d/%d", k, n)
+}
+
+// startLoad starts n k6 processes; each ends when ctx ends.
+func startLoad(ctx context.Context, n int, spec k6run.Spec, logDir string) (*load, error) {
+	l := &load{finished: make(chan int, n), started: make(chan struct{})}
+	for i := range n {
+		recv, err := stream.Listen(ctx)
+		if err != nil {
+			l.close()
+			return nil, fmt.Errorf("results stream: %w", err)
+		}
+		sh := &shard{idx: i, name: "k6", recv: recv}
+		s := spec
+		s.StreamAddr = recv.Addr()
+		s.LogPath = filepath.Join(logDir, "k6.log")
+		if n > 1 {
+			sh.name = fmt.Sprintf("k6 shard %d of %d", i+1, n)
+			s.LogPath = filepath.Join(logDir, fmt.Sprintf("k6-shard%d.log", i+1))
+			s.Extra = append(append([]string(nil), spec.Extra...), segments(i, n)...)
+		}
+		l.shards = append(l.shards, sh)
+		go func() {
+			res, rerr := k6run.Run(ctx, s)
+			sh.out = k6outcome{res, rerr}
+			l.finished <- sh.idx
+		}()
+	}
+	// Load has started once every shard said hello.
+	go func() {
+		for _, sh := range l.shards {
+			select {
+			case <-sh.recv.Started():
+			case <-ctx.Done():
+				return
+			}
+		}
+		close(l.started)
+	}()
+	return l, nil
+}
+
+// startTime is the earliest hello of all shards.
+func (l *load) startTime() time.Time {
+	var t time.Time
+	for _, sh := range l.shards {
+		if st := sh.recv.StartTime(); !st.IsZero() && (t.IsZero() || st.Before(t)) {
+			t = st
+		}
+	}
+	return t
+}
+
+// onWindow sends every shard's window messages to f.
+func (l *load) onWindow(f func(record.Window)) {
+	for _, sh := range l.shards {
+		sh.recv.OnWindow(f)
+	}
+}
+
+// note records that shard i ended and returns the problem, if any.
+func (l *load) note(i int) error {
+	sh := l.shards[i]
+	sh.done = true
+	switch {
+	case sh.out.err != nil:
+		return fmt.Errorf("%s: %w", sh.name, sh.out.err)
+	case sh.out.res.ExitCode != 0 && !sh.out.res.ThresholdsFailed:
+		return fmt.Errorf("%s exited with code %d%s", sh.name, sh.out.res.ExitCode, tailOf(sh.out.res))
+	}
+	return nil
+}
+
+// running reports how many shards have not ended.
+func (l *load) running() int {
+	n := 0
+	for _, sh := range l.shards {
+		if !sh.done {
+			n++
+		}
+	}
+	return n
+}
+
+// waitAll waits up to timeout for the shards still running to end.
+func (l *load) waitAll(timeout time.Duration) error {
+	deadline := time.After(timeout)
+	for l.running() > 0 {
+		select {
+		case i := <-l.finished:
+			l.note(i) //nolint:errcheck // the run is already stopping
+		case <-deadline:
+			return fmt.Errorf("%d k6 process(es) did not stop within %s of being told to", l.running(), timeout)
+		}
+	}
+	return nil
+}
+
+// collect waits for every shard's end marker, closes the receivers and
+// merges their windows; a shard whose stream has no end marker is named.
+func (l *load) collect(wait time.Duration) ([]record.Window, []string, error) {
+	var errs []error
+	var notes []string
+	lists := make([][]record.Window, 0, len(l.shards))
+	deadline := time.Now().Add(wait)
+	for _, sh := range l.shards {
+		if !sh.recv.WaitEnded(time.Until(deadline)) {
+			errs = append(errs, fmt.Errorf("the results stream of %s ended without its end marker: it stopped early", sh.name))
+		}
+		sh.recv.Close()
+		sum := sh.recv.Summary()
+		if sum.Malformed > 0 {
+			notes = append(notes, fmt.Sprintf("results stream of %s: %d malformed lines ignored (first: %v)", sh.name, sum.Malformed, sum.Errors[0]))
+		}
+		if sum.Dropped > 0 {
+			notes = append(notes, fmt.Sprintf("results stream of %s: the output dropped %d samples", sh.name, sum.Dropped))
+		}
+		lists = append(lists, sum.Windows)
+	}
+	merged, err := stream.MergeWindows(lists...)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("merging the shards' results: %w", err))
+	}
+	return merged, notes, errors.Join(errs...)
+}
+
+func (l *load) close() {
+	for _, sh := range l.shards {
+		sh.recv.Close()
+	}
+}
