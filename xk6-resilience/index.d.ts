@@ -82,9 +82,10 @@ declare module 'k6/x/resilience' {
      * Runs one logical request: calls fn until it succeeds (2xx/3xx) or the
      * model gives up, pausing between attempts like k6's sleep. Returns fn's
      * last answer, or a RejectedAnswer when the smart client's breaker is open.
-     * An exception thrown by fn is thrown again.
+     * An exception thrown by fn is thrown again. Extra arguments are passed
+     * to fn after the attempt, so fn can be defined once.
      */
-    request<T extends Answer>(fn: (a: Attempt) => T): T | RejectedAnswer;
+    request<T extends Answer, A extends unknown[]>(fn: (a: Attempt, ...args: A) => T, ...args: A): T | RejectedAnswer;
     /** This VU's totals for this client. */
     stats(): ClientStats;
     /** The smart client's breaker: "closed", "open" or "half-open". */

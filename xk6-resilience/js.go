@@ -25,8 +25,8 @@ type ModuleInstance struct {
 	vu      modules.VU
 	metrics *extMetrics
 	names   HeaderNames
-	// clients counts the clients this VU made, to seed each one apart.
-	clients uint64
+	// seq counts the clients and key streams this VU made, to seed each apart.
+	seq uint64
 }
 
 // Exports lists what JavaScript sees in k6/x/resilience.

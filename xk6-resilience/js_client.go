@@ -83,8 +83,8 @@ func (mi *ModuleInstance) newClient(model string, v sobek.Value) sobek.Value {
 	if o.err != nil {
 		common.Throw(rt, o.err)
 	}
-	mi.clients++
-	c, err := NewClient(cfg, mixSeed(seed, mi.vuID(), mi.clients))
+	mi.seq++
+	c, err := NewClient(cfg, mixSeed(seed, mi.vuID(), mi.seq))
 	if err != nil {
 		common.Throw(rt, err)
 	}
@@ -97,7 +97,7 @@ func (mi *ModuleInstance) newClient(model string, v sobek.Value) sobek.Value {
 	return obj
 }
 
-// jsRequest is client.request(fn): it calls fn(attempt) until the model stops,
+// jsRequest is client.request(fn, ...args): it calls fn(attempt, ...args) until the model stops,
 // emits the request's metrics and returns fn's last answer.
 func (jc *jsModelClient) jsRequest(call sobek.FunctionCall) sobek.Value {
 	rt := jc.mi.vu.Runtime()
@@ -108,10 +108,15 @@ func (jc *jsModelClient) jsRequest(call sobek.FunctionCall) sobek.Value {
 	if jc.mi.vu.State() == nil {
 		common.Throw(rt, errors.New("client.request: call it from a VU function (default, setup or a scenario's exec), not the init context"))
 	}
+	// fn(attempt, ...rest): the rest of request's arguments pass through, so a
+	// script can define fn once instead of a closure per request.
+	args := make([]sobek.Value, max(len(call.Arguments), 1))
+	copy(args[1:], call.Arguments[min(1, len(call.Arguments)):])
 	var last sobek.Value = sobek.Undefined()
 	cfg := jc.c.Config()
 	res, err := jc.c.Do(jc.mi.vu.Context(), func(n int, remaining time.Duration) (Outcome, error) {
-		v, err := fn(sobek.Undefined(), jc.attemptInfo(rt, n, remaining))
+		args[0] = jc.attemptInfo(rt, n, remaining)
+		v, err := fn(sobek.Undefined(), args...)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -185,10 +190,10 @@ func classify(rt *sobek.Runtime, rule BackpressureRule, v sobek.Value) Outcome {
 	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
 		return Outcome{}
 	}
-	if _, ok := v.Export().(int64); ok {
+	obj, ok := v.(*sobek.Object)
+	if !ok { // a status number (Export would copy a whole object: avoided)
 		return Outcome{Status: int(v.ToInteger())}
 	}
-	obj := v.ToObject(rt)
 	status := 0
 	if s := obj.Get("status"); s != nil && !sobek.IsUndefined(s) {
 		status = int(s.ToInteger())

@@ -34,8 +34,8 @@ func (mi *ModuleInstance) streamCtor(kind string) func(sobek.FunctionCall) sobek
 		}
 		seed := uint64(o.int("seed", 1))
 		if o.bool("perVU", true) {
-			mi.clients++
-			seed = mixSeed(seed, mi.vuID(), mi.clients)
+			mi.seq++
+			seed = mixSeed(seed, mi.vuID(), mi.seq)
 		}
 		cfg.Seed = seed
 		prefix := o.str("prefix", "key-")

@@ -125,6 +125,8 @@ func TestJSClientAttemptInfoAndErrors(t *testing.T) {
 		let threw = false;
 		try { c.request(() => { throw new Error("inner"); }); } catch (e) { threw = String(e).includes("inner"); }
 		if (!threw) throw new Error("exception from fn not rethrown");
+		const pass = c.request((a, x, y) => ({status: 200, body: x + y}), "p", "q");
+		if (pass.body !== "pq") throw new Error("extra arguments not passed: " + JSON.stringify(pass));
 		const sm = resilience.smart({breaker: {failures: 1, cooldown: "1m"}});
 		sm.request(() => 503);
 		const r = sm.request(() => 200);

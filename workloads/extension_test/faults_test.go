@@ -58,6 +58,12 @@ func TestFaultControlFromScript(t *testing.T) {
 		t.Errorf("fault event series %v, want exactly %v", got, want)
 	}
 
+	// k6's blacklistIPs covers the Toxiproxy API as it covers http requests.
+	code, log = runK6(t, env, "--blacklist-ip", "127.0.0.0/8", script("faults.js"))
+	if code == 0 || !strings.Contains(log, "blacklistIPs") {
+		t.Errorf("blacklisted API: k6 exit %d, want a failure naming blacklistIPs:\n%s", code, log)
+	}
+
 	// Without the token every change is refused, and the script fails.
 	env["TOXIPROXY_TOKEN"] = "wrong"
 	code, log = runK6(t, env, script("faults.js"))
