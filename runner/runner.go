@@ -128,7 +128,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 		rec.Topology = append(rec.Topology, record.ServiceInfo{Name: in.Name, Address: in.Address, PID: in.PID})
 	}
 
-	env, eerr := k6Env(sc, topo, seed)
+	env, eerr := K6Env(sc, topo, seed, sc.Workload.Duration.Std())
 	if eerr != nil {
 		fail(eerr)
 		return rec, err
@@ -196,9 +196,9 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	var evMu sync.Mutex
 	schedCtx, stopSched := context.WithCancel(context.Background())
 	schedDone := make(chan error, 1)
-	fenv := &faultEnv{sc: sc, api: faults.NewToxiproxyAPI(topo.ToxiproxyURL)}
+	fenv := &faults.ScenarioEnv{Scenario: sc, API: faults.NewToxiproxyAPI(topo.ToxiproxyURL)}
 	if h, ok := o.Testbed.(interface{ Hosts() faults.HostAPI }); ok {
-		fenv.hosts = h.Hosts()
+		fenv.HostsAPI = h.Hosts()
 	}
 	go func() {
 		schedDone <- faults.Run(schedCtx, o.Clock, rec.Start, sc.Faults, fenv, func(ev record.FaultEvent) {
@@ -289,10 +289,12 @@ func interrupted(ctx context.Context, err error) error {
 	return fmt.Errorf("%w: %v", ErrInterrupted, err)
 }
 
-// k6Env is the environment handed to the workload script.
-func k6Env(sc *scenario.Scenario, topo *testbed.Topology, seed int64) (map[string]string, error) {
+// K6Env is the environment handed to the workload script: the scenario's
+// params, TARGET_<SERVICE> (first replica) and TARGETS_<SERVICE> (every
+// replica) base URLs, the seed, and DURATION, how long load runs.
+func K6Env(sc *scenario.Scenario, topo *testbed.Topology, seed int64, duration time.Duration) (map[string]string, error) {
 	env := map[string]string{
-		"DURATION":          sc.Workload.Duration.Std().String(),
+		"DURATION":          duration.String(),
 		"CHAOSRUN_SEED":     fmt.Sprint(seed),
 		"CHAOSRUN_SCENARIO": sc.Name,
 	}
@@ -305,6 +307,13 @@ func k6Env(sc *scenario.Scenario, topo *testbed.Topology, seed int64) (map[strin
 			return nil, err
 		}
 		env["TARGET_"+envName(t)] = u
+		var all []string // every replica, in order, for scripts that spread load
+		for _, in := range topo.Instances {
+			if in.Service == t {
+				all = append(all, "http://"+in.Address)
+			}
+		}
+		env["TARGETS_"+envName(t)] = strings.Join(all, ",")
 	}
 	return env, nil
 }
@@ -332,19 +341,6 @@ func hostOf(rawURL string) string {
 	}
 	return strings.TrimPrefix(rawURL, "http://")
 }
-
-// faultEnv lets the schedule reach the testbed's proxies and, when the
-// testbed has them, its hosts.
-type faultEnv struct {
-	sc    *scenario.Scenario
-	api   faults.ToxicAPI
-	hosts faults.HostAPI
-}
-
-func (e *faultEnv) ProxiesFor(edge string) ([]string, error)   { return e.sc.ProxiesFor(edge) }
-func (e *faultEnv) Toxics() faults.ToxicAPI                    { return e.api }
-func (e *faultEnv) Hosts() faults.HostAPI                      { return e.hosts }
-func (e *faultEnv) InstancesFor(host string) ([]string, error) { return e.sc.InstancesFor(host) }
 
 // activeSet tracks which faults are in force, for the progress line.
 type activeSet struct {

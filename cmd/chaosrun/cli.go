@@ -55,6 +55,8 @@ func commands() map[string]command {
 		"clean":    {"remove containers and networks that killed Docker runs left", cmdClean},
 		"doctor":   {"check Docker, the images and the k6 build; say what to fix", cmdDoctor},
 		"diff":     {"compare run records: what got worse beyond the noise", cmdDiff},
+		"gameday":  {"steady load, a live page to inject faults and watch SLOs, stop conditions", cmdGameday},
+		"fault":    {"add, clear or list faults of a running game day", cmdFault},
 	}
 }
 

@@ -1,0 +1,26 @@
+package faults
+
+import "github.com/chaosrun/chaosrun/scenario"
+
+// ScenarioEnv is the Env of a scenario's testbed: edges resolve through the
+// scenario's topology, toxics go to its Toxiproxy, host faults to its hosts
+// (nil when the testbed has none).
+type ScenarioEnv struct {
+	Scenario *scenario.Scenario
+	API      ToxicAPI
+	HostsAPI HostAPI
+}
+
+// ProxiesFor lists the Toxiproxy proxies of an edge.
+func (e *ScenarioEnv) ProxiesFor(edge string) ([]string, error) { return e.Scenario.ProxiesFor(edge) }
+
+// Toxics is the Toxiproxy API.
+func (e *ScenarioEnv) Toxics() ToxicAPI { return e.API }
+
+// Hosts is the testbed's host API.
+func (e *ScenarioEnv) Hosts() HostAPI { return e.HostsAPI }
+
+// InstancesFor lists the instances a host fault targets.
+func (e *ScenarioEnv) InstancesFor(host string) ([]string, error) {
+	return e.Scenario.InstancesFor(host)
+}
