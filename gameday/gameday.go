@@ -168,10 +168,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 		fail(fmt.Errorf("testbed: %w", uerr))
 		return rec, err
 	}
-	rec.Topology = append(rec.Topology, record.ServiceInfo{Name: "toxiproxy", Address: strings.TrimPrefix(topo.ToxiproxyURL, "http://"), PID: topo.ToxiproxyPID, Proxies: topo.Proxies})
-	for _, in := range topo.Instances {
-		rec.Topology = append(rec.Topology, record.ServiceInfo{Name: in.Name, Address: in.Address, PID: in.PID})
-	}
+	rec.Topology = runner.TopologyRecord(topo)
 
 	fenv := &faults.ScenarioEnv{Scenario: sc, API: faults.NewToxiproxyAPI(topo.ToxiproxyURL)}
 	if h, ok := o.Testbed.(interface{ Hosts() faults.HostAPI }); ok {

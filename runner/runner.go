@@ -123,10 +123,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 		fail(interrupted(ctx, fmt.Errorf("testbed: %w", uerr)))
 		return rec, err
 	}
-	rec.Topology = append(rec.Topology, record.ServiceInfo{Name: "toxiproxy", Address: hostOf(topo.ToxiproxyURL), PID: topo.ToxiproxyPID, Proxies: topo.Proxies})
-	for _, in := range topo.Instances {
-		rec.Topology = append(rec.Topology, record.ServiceInfo{Name: in.Name, Address: in.Address, PID: in.PID})
-	}
+	rec.Topology = TopologyRecord(topo)
 
 	env, eerr := K6Env(sc, topo, seed, sc.Workload.Duration.Std())
 	if eerr != nil {
@@ -335,6 +332,16 @@ func resolveScript(scriptDir, scenarioFile, script string) string {
 
 // hostOf is the host:port of a URL, without its credentials (the Docker
 // testbed's Toxiproxy URL carries the run's token).
+// TopologyRecord lists what a testbed started, for the run record: Toxiproxy
+// (its address without the token) and every instance.
+func TopologyRecord(topo *testbed.Topology) []record.ServiceInfo {
+	out := []record.ServiceInfo{{Name: "toxiproxy", Address: hostOf(topo.ToxiproxyURL), PID: topo.ToxiproxyPID, Proxies: topo.Proxies}}
+	for _, in := range topo.Instances {
+		out = append(out, record.ServiceInfo{Name: in.Name, Address: in.Address, PID: in.PID})
+	}
+	return out
+}
+
 func hostOf(rawURL string) string {
 	if u, err := url.Parse(rawURL); err == nil && u.Host != "" {
 		return u.Host
