@@ -8,6 +8,7 @@
 //   LIST_RATE     ListTransactions requests per second (default 0)
 //   LIST_PAGES    pages per ListTransactions call (default 5)
 //   ACCOUNTS      number of accounts to spread load over (default 1000)
+//   AMOUNT        cents per transaction (default 100)
 //   TIMEOUT       per-request timeout (default "10s")
 import http from 'k6/http';
 import exec from 'k6/execution';
@@ -17,6 +18,7 @@ const base = __ENV.TARGET_BANK;
 const duration = __ENV.DURATION || '60s';
 const accounts = parseInt(__ENV.ACCOUNTS || '1000', 10);
 const timeout = __ENV.TIMEOUT || '10s';
+const amount = parseInt(__ENV.AMOUNT || '100', 10);
 
 function arrival(rate, exec) {
   const r = parseInt(rate, 10);
@@ -66,7 +68,7 @@ function key(api) {
 }
 
 function post(path, api) {
-  const body = JSON.stringify({ account: account(), amount: 100, idempotency_key: key(api) });
+  const body = JSON.stringify({ account: account(), amount: amount, idempotency_key: key(api) });
   return http.post(base + path, body, {
     headers: { 'Content-Type': 'application/json' },
     tags: { api: api, name: api },

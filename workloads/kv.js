@@ -19,6 +19,7 @@
 //   FLOOD_RATE            reads per second of FLOOD_KEY by caller "bot"
 //   FLOOD_KEY             the flooded key (default "p7/r00001")
 //   FLOOD_START           when the flood starts (default "0s")
+//   FLOOD_DURATION        how long it lasts (default DURATION)
 //   HOT_SHARD_RATE        reads per second by caller "hot" of keys on shard 0 only
 //   FAULT_SHARD           point reads of keys on this shard are tagged
 //                         key_class "faulty-shard" instead of "other"
@@ -48,14 +49,14 @@ const backendReads = new Counter('kv_backend_reads');
 const cacheHits = new Counter('kv_cache_hits');
 const coalesced = new Counter('kv_coalesced');
 
-function arrival(rate, fn, env, startTime) {
+function arrival(rate, fn, env, startTime, dur) {
   const r = parseFloat(rate);
   return {
     executor: 'constant-arrival-rate',
     exec: fn,
     rate: Math.round(r),
     timeUnit: '1s',
-    duration: duration,
+    duration: dur || duration,
     startTime: startTime || '0s',
     preAllocatedVUs: Math.max(5, Math.ceil(r / 4)),
     maxVUs: Math.max(20, Math.ceil(r * 2)),
@@ -65,9 +66,9 @@ function arrival(rate, fn, env, startTime) {
 }
 
 const scenarios = {};
-function add(name, rate, fn, env, startTime) {
+function add(name, rate, fn, env, startTime, dur) {
   if (rate && parseFloat(rate) > 0) {
-    scenarios[name] = arrival(rate, fn, env, startTime);
+    scenarios[name] = arrival(rate, fn, env, startTime, dur);
   }
 }
 for (let i = 0; i < pointCallers; i++) {
@@ -77,7 +78,7 @@ add('scanner', __ENV.SCAN_RATE, 'scan', { CALLER: 'scanner', TIER: 'default' });
 add('critical', __ENV.CRIT_RATE, 'point', { CALLER: 'svc-critical', TIER: 'critical' });
 add('default', __ENV.DEFAULT_RATE, 'point', { CALLER: 'svc-default', TIER: 'default' });
 add('sheddable', __ENV.SHED_RATE, 'point', { CALLER: 'svc-sheddable', TIER: 'sheddable' });
-add('flood', __ENV.FLOOD_RATE, 'flood', { CALLER: 'bot', TIER: 'sheddable' }, __ENV.FLOOD_START);
+add('flood', __ENV.FLOOD_RATE, 'flood', { CALLER: 'bot', TIER: 'default' }, __ENV.FLOOD_START, __ENV.FLOOD_DURATION);
 add('hotshard', __ENV.HOT_SHARD_RATE, 'hotShard', { CALLER: 'hot', TIER: 'default' });
 
 export const options = {

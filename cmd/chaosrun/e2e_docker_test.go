@@ -22,7 +22,6 @@ import (
 
 func requireDockerEngine(t *testing.T) *client.Client {
 	t.Helper()
-	skipShort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cli, err := docker.NewClient(ctx)
@@ -85,6 +84,7 @@ func dockerRun(t *testing.T, cli *client.Client, wantCode int, args ...string) {
 // TestDockerSlowVaultAB: the bank scenario passes on containers with its
 // bulkheads and breaches without them.
 func TestDockerSlowVaultAB(t *testing.T) {
+	skipShort(t)
 	cli := requireDockerEngine(t)
 	dockerRun(t, cli, exitOK, append(shortRun, "scenarios/bank-slow-vault.yaml")...)
 	dockerRun(t, cli, exitBreach, append(append(shortRun, "--set", "bank.bulkheads=off"), "scenarios/bank-slow-vault.yaml")...)
@@ -94,6 +94,7 @@ func TestDockerSlowVaultAB(t *testing.T) {
 // here, is the cache behind a Toxiproxy edge; the front's cache timeout
 // keeps it fast while the cache is slow, and without it the run breaches.
 func TestDockerBringYourOwnRedisAB(t *testing.T) {
+	skipShort(t)
 	cli := requireDockerEngine(t)
 	short := []string{"--set", "workload.duration=25s", "--set", "faults.slow-cache.start=8s", "--set", "faults.slow-cache.duration=8s"}
 	dockerRun(t, cli, exitOK, append(short, "scenarios/cache-slow-redis.yaml")...)
@@ -103,6 +104,7 @@ func TestDockerBringYourOwnRedisAB(t *testing.T) {
 // TestDockerInterruptAndKill: Ctrl-C tears the containers down; SIGKILL
 // cannot, and `chaosrun clean` removes what it left.
 func TestDockerInterruptAndKill(t *testing.T) {
+	skipShort(t)
 	cli := requireDockerEngine(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {

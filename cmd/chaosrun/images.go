@@ -61,14 +61,15 @@ func cmdImages(ctx context.Context, st *State, args []string) int {
 	fs := flag.NewFlagSet("images", flag.ContinueOnError)
 	fs.SetOutput(st.Stderr)
 	list := fs.Bool("list", false, "only list the images; build nothing")
+	prune := fs.Bool("prune", false, "after building, remove the older images chaosrun built (those no container uses)")
 	fs.Usage = func() {
-		fmt.Fprintln(st.Stderr, "usage: chaosrun images [--list]   (builds the Docker testbed's images, then lists them)")
+		fmt.Fprintln(st.Stderr, "usage: chaosrun images [--list | --prune]   (builds the Docker testbed's images, then lists them)")
 		fs.PrintDefaults()
 	}
 	if code, ok := parseFlags(fs, args); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
+	if fs.NArg() > 0 || *list && *prune {
 		fs.Usage()
 		return exitUsage
 	}
@@ -92,6 +93,7 @@ func cmdImages(ctx context.Context, st *State, args []string) int {
 			return exitRunError
 		}
 		fmt.Fprintf(st.Stderr, "%s %s (%s)\n", img.Ref, builtWord(img.Built), time.Since(t0).Round(time.Millisecond))
+		keep := []string{img.Ref}
 		for _, hp := range docker.HostPrograms {
 			t0 := time.Now()
 			img, err := hp.Ensure(ctx, cli, st.Stderr)
@@ -100,6 +102,16 @@ func cmdImages(ctx context.Context, st *State, args []string) int {
 				return exitRunError
 			}
 			fmt.Fprintf(st.Stderr, "%s %s from %s (%s)\n", img.Ref, builtWord(img.Built), hp.Binary, time.Since(t0).Round(time.Millisecond))
+			keep = append(keep, img.Ref)
+		}
+		if *prune {
+			removed, err := docker.PruneImages(ctx, cli, keep)
+			for _, r := range removed {
+				fmt.Fprintf(st.Stderr, "removed image %s\n", r)
+			}
+			if err != nil {
+				fmt.Fprintf(st.Stderr, "chaosrun images: %v\n", err)
+			}
 		}
 	}
 	imgs, err := docker.ListImages(ctx, cli)

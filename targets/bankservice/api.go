@@ -56,6 +56,11 @@ type Page struct {
 type LedgerTotal struct {
 	Total    int64 `json:"total"`
 	Accounts int   `json:"accounts"`
+	// Initial is the sum of balances at seeding.
+	Initial int64 `json:"initial"`
+	// NetDebits is debits minus credits by purpose: the idempotency key's
+	// prefix before ":" (the bank's "check" and "cash"), "other" without one.
+	NetDebits map[string]int64 `json:"net_debits"`
 }
 
 // Withdrawal is the body of POST /vault/withdraw.
@@ -68,6 +73,28 @@ type Withdrawal struct {
 type VaultTotal struct {
 	Cash      int64 `json:"cash"`
 	Withdrawn int64 `json:"withdrawn"`
+	// Initial is the cash the vault started with.
+	Initial int64 `json:"initial"`
+}
+
+// Void is the body of POST /vault/void: cancel the withdrawal with this key.
+type Void struct {
+	Amount         int64  `json:"amount"`
+	IdempotencyKey string `json:"idempotency_key"`
+}
+
+// VoidAnswer is the 200 body of POST /vault/void.
+type VoidAnswer struct {
+	// Returned says the withdrawal had been paid and its cash is back in the vault.
+	Returned bool  `json:"returned"`
+	Cash     int64 `json:"cash"`
+}
+
+// Consistency is the body of the bank's GET /consistency.
+type Consistency struct {
+	OK     bool             `json:"ok"`
+	Detail string           `json:"detail"`
+	Values map[string]int64 `json:"values"`
 }
 
 // Transaction is the body of POST /transact/check and POST /transact/cash.

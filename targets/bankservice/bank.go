@@ -8,57 +8,150 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/singleflight"
 )
 
 // maxPages bounds GET /transactions?pages=N.
 const maxPages = 100
 
-// refundAttempts bounds how often the bank tries to credit a failed cash debit back.
-const refundAttempts = 3
-
-// BankConfig sets the bank's bulkheads.
+// BankConfig sets the bank's bulkheads and cash drawer.
 type BankConfig struct {
-	Bulkheads   bool // off: the bulkheads admit everything
+	Bulkheads   bool // off: the per-dependency bulkheads admit everything
 	LedgerLimit int  // concurrent ledger calls
 	VaultLimit  int  // concurrent vault calls
+
+	// ListMode is the ListTransactions API bulkhead's mode (hard, observe,
+	// off); ListLimit its limit of concurrent ListTransactions requests.
+	ListMode  platform.BulkheadMode
+	ListLimit int
+
+	// Drawer switches the cash drawer; DrawerCapacity is the most cash it
+	// holds, DrawerLow the level below which it is refilled from the vault.
+	Drawer                    bool
+	DrawerCapacity, DrawerLow int64
+
+	// LedgerReplicas are the ledger's replica addresses (host:port) that the
+	// consistency check reads one by one; empty: one read through the client.
+	LedgerReplicas []string
+	// VaultAddrs is the vault's address, read the same way.
+	VaultAddrs []string
 }
 
-// Bank serves TransactCheck, TransactCash and ListTransactions over a ledger and a vault.
+// DefaultBankConfig returns the defaults documented on BankMain's flags.
+func DefaultBankConfig() BankConfig {
+	return BankConfig{Bulkheads: true, LedgerLimit: 32, VaultLimit: 8,
+		ListMode: platform.BulkheadHard, ListLimit: 8,
+		Drawer: true, DrawerCapacity: 200_000, DrawerLow: 100_000}
+}
+
+// Bank serves TransactCheck, TransactCash and ListTransactions over a ledger
+// and a vault, with a cash drawer in front of the vault.
 type Bank struct {
+	cfg               BankConfig
 	ledger, vault     *platform.Client
 	ledgerBH, vaultBH *platform.Bulkhead
+	listBH            *platform.Bulkhead
+	drawer            *Drawer
 	log               *slog.Logger
-	refunds           *prometheus.CounterVec // outcome
+	instance          string // names this bank's refill keys
+
+	inflight atomic.Int64 // cash transactions in flight
+	sf       singleflight.Group
+
+	refillMu sync.Mutex // one refill at a time
+	mu       sync.Mutex
+	pending  map[string]settlement // refunds not yet settled, by cash key
+	refill   *refill               // a refill whose outcome is not known yet
+	refillNo int64
+
+	refunds  *prometheus.CounterVec // outcome
+	payouts  *prometheus.CounterVec // source
+	refillsC *prometheus.CounterVec // outcome
+	drawerG  prometheus.GaugeFunc
 }
 
 // NewBank returns a bank calling ledger and vault. m carries the metrics (bulkheads,
-// refunds); log may be nil.
+// refunds, drawer); log may be nil. Call Run to keep the drawer filled.
 func NewBank(cfg BankConfig, ledger, vault *platform.Client, m *platform.Metrics, log *slog.Logger) *Bank {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.ListLimit < 1 {
+		cfg.ListLimit = 1
+	}
 	b := &Bank{
-		ledger: ledger, vault: vault, log: log,
+		cfg: cfg, ledger: ledger, vault: vault, log: log,
 		ledgerBH: platform.NewBulkhead("ledger", cfg.LedgerLimit, cfg.Bulkheads, m),
 		vaultBH:  platform.NewBulkhead("vault", cfg.VaultLimit, cfg.Bulkheads, m),
+		listBH:   platform.NewBulkheadMode("list", cfg.ListLimit, cfg.ListMode, 0, m),
+		drawer:   NewDrawer(cfg.Drawer, cfg.DrawerCapacity, cfg.DrawerLow),
+		instance: rand.Text()[:10],
+		pending:  map[string]settlement{},
 		refunds: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "bank_refunds_total", Help: "Ledger credits for cash the vault did not pay, by outcome (ok, failed).",
+			Name: "bank_refunds_total", Help: "Refunds of cash the bank did not pay, by outcome (ok, pending, failed).",
+		}, []string{"outcome"}),
+		payouts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "bank_cash_payouts_total", Help: "Cash transactions paid, by source (drawer, vault).",
+		}, []string{"source"}),
+		refillsC: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "bank_drawer_refills_total", Help: "Drawer refills from the vault, by outcome (ok, refused, unknown).",
 		}, []string{"outcome"}),
 	}
-	m.Registry().MustRegister(b.refunds)
+	b.drawerG = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "bank_drawer_cash", Help: "Cash in the drawer, in cents.",
+	}, func() float64 { return float64(b.drawer.State().Cash) })
+	m.Registry().MustRegister(b.refunds, b.payouts, b.refillsC, b.drawerG)
 	return b
 }
 
+// Drawer returns the bank's cash drawer.
+func (b *Bank) Drawer() *Drawer { return b.drawer }
+
+// routeOptioner is a Router that takes per-API options (*platform.Server).
+type routeOptioner interface {
+	HandleWith(pattern string, h http.Handler, opts platform.RouteOptions)
+}
+
 // Register adds the bank routes: POST /transact/check, POST /transact/cash,
-// GET /transactions.
+// GET /transactions (behind the list bulkhead), GET /consistency.
 func (b *Bank) Register(r Router) {
 	r.Handle("POST /transact/check", http.HandlerFunc(b.check))
 	r.Handle("POST /transact/cash", http.HandlerFunc(b.cash))
-	r.Handle("GET /transactions", http.HandlerFunc(b.transactions))
+	if ro, ok := r.(routeOptioner); ok {
+		ro.HandleWith("GET /transactions", http.HandlerFunc(b.transactions), platform.RouteOptions{Bulkhead: b.listBH})
+	} else {
+		r.Handle("GET /transactions", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			release, ok := b.listBH.TryAcquire()
+			if !ok {
+				b.fail(w, errBulkhead{b.listBH})
+				return
+			}
+			defer release()
+			b.transactions(w, r)
+		}))
+	}
+	r.Handle("GET /consistency", http.HandlerFunc(b.consistency))
+}
+
+// Run keeps the drawer filled and settles pending refunds until ctx ends.
+func (b *Bank) Run(ctx context.Context) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		b.refillOnce(ctx, true)
+		b.settleAll(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 func (b *Bank) decode(w http.ResponseWriter, r *http.Request) (Transaction, bool) {
@@ -90,64 +183,6 @@ func (b *Bank) check(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	platform.WriteJSON(w, http.StatusOK, TransactionAnswer{Account: in.Account, Amount: in.Amount, Balance: ans.Balance})
-}
-
-// cash is TransactCash: take a vault permit (fail fast when full), debit the
-// ledger, withdraw from the vault; if the vault does not pay, refund the ledger
-// unless the debit was a replay (an earlier attempt may have been paid).
-func (b *Bank) cash(w http.ResponseWriter, r *http.Request) {
-	in, ok := b.decode(w, r)
-	if !ok {
-		return
-	}
-	releaseVault, ok := b.vaultBH.TryAcquire()
-	if !ok {
-		b.fail(w, errBulkhead{b.vaultBH})
-		return
-	}
-	defer releaseVault()
-	key := "cash:" + in.IdempotencyKey
-	var ans BalanceAnswer
-	if err := b.callLedger(r.Context(), "/ledger/debit", LedgerOp{in.Account, in.Amount, key}, &ans); err != nil {
-		b.fail(w, err)
-		return
-	}
-	if err := b.vault.PostJSON(r.Context(), "/vault/withdraw", Withdrawal{in.Amount, key}, nil); err != nil {
-		if ans.Replayed {
-			// An earlier attempt with this key debited the account and may have been
-			// paid: refunding could pay twice. The key stays open for a retry.
-			b.fail(w, fmt.Errorf("%w; not refunded: an earlier attempt with this idempotency_key may have been paid, retry with the same key", err))
-			return
-		}
-		if rerr := b.refund(r.Context(), LedgerOp{in.Account, in.Amount, key}); rerr != nil {
-			err = fmt.Errorf("%w; refund of %d cents to %s FAILED: %v", err, in.Amount, in.Account, rerr)
-		}
-		b.fail(w, err)
-		return
-	}
-	platform.WriteJSON(w, http.StatusOK, TransactionAnswer{Account: in.Account, Amount: in.Amount, Balance: ans.Balance})
-}
-
-// refund credits op back to the ledger, bypassing the bulkhead and outliving the
-// request, a few times if needed (the credit is idempotent).
-func (b *Bank) refund(ctx context.Context, op LedgerOp) error {
-	ctx = context.WithoutCancel(ctx)
-	var err error
-	for attempt := range refundAttempts {
-		if attempt > 0 {
-			time.Sleep(time.Duration(attempt) * 50 * time.Millisecond)
-		}
-		if err = b.ledger.PostJSON(ctx, "/ledger/credit", op, nil); err == nil {
-			b.refunds.WithLabelValues("ok").Inc()
-			return nil
-		}
-		if platform.KindOf(err) == platform.KindStatus && statusOf(err) < 500 {
-			break // the ledger refused it; retrying will not help
-		}
-	}
-	b.refunds.WithLabelValues("failed").Inc()
-	b.log.Error("refund failed: money not conserved", "account", op.Account, "amount", op.Amount, "key", op.IdempotencyKey, "err", err)
-	return err
 }
 
 // transactions is ListTransactions: N ledger page calls, newest first.

@@ -14,6 +14,7 @@ import (
 // env is a bank in process, with a real ledger and vault on httptest servers.
 type env struct {
 	bank   string // base URL
+	b      *Bank
 	ledger *Ledger
 	vault  *Vault
 	m      *platform.Metrics
@@ -48,8 +49,9 @@ func newEnv(t *testing.T, o envOpts) env {
 	t.Cleanup(lc.Close)
 	t.Cleanup(vc.Close)
 	m := platform.NewMetrics()
-	bts := serveWith(t, m, NewBank(o.bank, lc, vc, m, nil).Register, 64, time.Second)
-	return env{bank: bts.URL, ledger: l, vault: v, m: m}
+	b := NewBank(o.bank, lc, vc, m, nil)
+	bts := serveWith(t, m, b.Register, 64, time.Second)
+	return env{bank: bts.URL, b: b, ledger: l, vault: v, m: m}
 }
 
 var bulkheadsOn = BankConfig{Bulkheads: true, LedgerLimit: 32, VaultLimit: 8}
@@ -92,13 +94,21 @@ func TestBankHappyPath(t *testing.T) {
 }
 
 func TestBankFailures(t *testing.T) {
-	failing := func(http.Handler) http.Handler {
+	failing := func(h http.Handler) http.Handler { // withdrawals fail, voids work
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/vault/withdraw" {
+				h.ServeHTTP(w, r)
+				return
+			}
 			http.Error(w, "boom", http.StatusInternalServerError)
 		})
 	}
-	slow := func(h http.Handler) http.Handler {
+	slow := func(h http.Handler) http.Handler { // withdrawals are slow (and pay), voids are not
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/vault/withdraw" {
+				h.ServeHTTP(w, r)
+				return
+			}
 			select {
 			case <-time.After(time.Second):
 			case <-r.Context().Done():
@@ -189,10 +199,10 @@ func TestBankVaultBulkheadFailsFast(t *testing.T) {
 }
 
 func TestBankCashReplayAfterVaultFailure(t *testing.T) {
-	var broken atomic.Bool
+	var broken atomic.Int32 // 1: withdrawals fail; 2: every vault call fails
 	flaky := func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if broken.Load() {
+			if b := broken.Load(); b == 2 || (b == 1 && r.URL.Path == "/vault/withdraw") {
 				http.Error(w, "down", http.StatusInternalServerError)
 				return
 			}
@@ -201,33 +211,48 @@ func TestBankCashReplayAfterVaultFailure(t *testing.T) {
 	}
 	e := newEnv(t, envOpts{accounts: 1, balance: 1000, cash: 1000, vaultWrap: flaky, bank: bulkheadsOn})
 	cash := func(key string) answer { return post(t, e.bank+"/transact/cash", Transaction{"acct-0", 100, key}) }
+	totals := func(wantLedger, wantVault int64) {
+		t.Helper()
+		if lt, vt := e.ledger.Total().Total, e.vault.Total().Cash; lt != wantLedger || vt != wantVault {
+			t.Errorf("ledger %d, vault %d; want %d and %d", lt, vt, wantLedger, wantVault)
+		}
+	}
 
-	// Paid once; a replay hitting a broken vault must not refund (the cash left).
+	// Paid once; the bank remembers it, so a replay answers 200 without the vault.
 	if a := cash("paid"); a.status != 200 {
 		t.Fatalf("cash: %d %s", a.status, a.body)
 	}
-	broken.Store(true)
-	if a := cash("paid"); a.status != 502 {
-		t.Errorf("replay with the vault down: %d %s, want 502", a.status, a.body)
+	broken.Store(2)
+	if a := cash("paid"); a.status != 200 {
+		t.Errorf("replay of a paid transaction with the vault down: %d %s, want 200", a.status, a.body)
 	}
-	if got := e.ledger.Total().Total; got != 900 {
-		t.Errorf("ledger total = %d, want 900 (no refund of a paid transaction)", got)
-	}
-	// Failed first time: refunded, and the key is then closed.
+	totals(900, 900)
+
+	// A withdrawal that fails is voided at the vault and refunded; its key is closed.
+	broken.Store(1)
 	if a := cash("unpaid"); a.status != 502 {
-		t.Errorf("cash with the vault down: %d %s, want 502", a.status, a.body)
+		t.Errorf("cash with withdrawals failing: %d %s, want 502", a.status, a.body)
 	}
-	if got := e.ledger.Total().Total; got != 900 {
-		t.Errorf("ledger total = %d, want 900 (refunded)", got)
-	}
-	broken.Store(false)
+	totals(900, 900)
+	broken.Store(0)
 	if a := cash("unpaid"); a.status != 409 || a.err().Reason != ReasonReversed {
 		t.Errorf("replay of a refunded transaction: %d %s, want 409 reversed", a.status, a.body)
 	}
-	if a := cash("paid"); a.status != 200 {
-		t.Errorf("replay of the paid one, vault back: %d %s, want 200", a.status, a.body)
+
+	// With the whole vault down the refund waits; a replay is refused meanwhile,
+	// and the consistency check settles it once the vault is back.
+	broken.Store(2)
+	if a := cash("limbo"); a.status != 502 || !strings.Contains(a.err().Error, "pending") {
+		t.Errorf("cash with the vault down: %d %s, want 502 refund pending", a.status, a.body)
 	}
-	if lt, vt := e.ledger.Total().Total, e.vault.Total().Cash; lt != 900 || vt != 900 {
-		t.Errorf("ledger %d, vault %d; want 900 and 900", lt, vt)
+	if a := cash("limbo"); a.status != 409 || a.err().Reason != ReasonReversed {
+		t.Errorf("replay while its refund is pending: %d %s, want 409 reversed", a.status, a.body)
 	}
+	totals(800, 900)
+	broken.Store(0)
+	c := decode[Consistency](t, getURL(t, e.bank+"/consistency"))
+	if !c.OK {
+		t.Errorf("consistency after the vault came back: %+v, want ok", c)
+	}
+	totals(900, 900)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
 )
@@ -31,12 +33,17 @@ type failureAnswer struct {
 }
 
 // classify maps a failure to the bank's answer: a full bulkhead is 503 bulkhead,
-// a dependency timeout 504, a dependency's 4xx is passed on with its reason, any
-// other dependency failure is 502.
+// an open breaker 503 breaker, a dependency's back pressure 503 backpressure
+// (passed on, with Retry-After), a dependency timeout 504, a spent deadline
+// 504 deadline, a dependency's 4xx is passed on with its reason, any other
+// dependency failure is 502.
 func classify(err error) failureAnswer {
 	var bh errBulkhead
 	if errors.As(err, &bh) {
 		return failureAnswer{http.StatusServiceUnavailable, platform.ReasonBulkhead}
+	}
+	if errors.Is(err, errPending) {
+		return failureAnswer{http.StatusConflict, ReasonReversed}
 	}
 	var de *platform.DepError
 	if !errors.As(err, &de) {
@@ -45,7 +52,14 @@ func classify(err error) failureAnswer {
 	switch de.Kind {
 	case platform.KindTimeout:
 		return failureAnswer{http.StatusGatewayTimeout, platform.ReasonDependencyTimeout}
+	case platform.KindDeadline:
+		return failureAnswer{http.StatusGatewayTimeout, platform.ReasonDeadline}
+	case platform.KindBreaker:
+		return failureAnswer{http.StatusServiceUnavailable, platform.ReasonBreaker}
 	case platform.KindStatus:
+		if de.Backpressure {
+			return failureAnswer{http.StatusServiceUnavailable, platform.ReasonBackpressure}
+		}
 		if de.Status >= 400 && de.Status < 500 && de.Body.Reason != "" {
 			return failureAnswer{de.Status, de.Body.Reason}
 		}
@@ -59,8 +73,15 @@ func classify(err error) failureAnswer {
 func (b *Bank) fail(w http.ResponseWriter, err error) {
 	a := classify(err)
 	msg := err.Error()
-	if de, ok := err.(*platform.DepError); ok && a.Status < 500 && de.Body.Error != "" {
-		msg = de.Dep + ": " + de.Body.Error // a business refusal: the dependency's own words
+	var de *platform.DepError
+	if errors.As(err, &de) {
+		if a.Status < 500 && de.Body.Error != "" && err == error(de) {
+			msg = de.Dep + ": " + de.Body.Error // a business refusal: the dependency's own words
+		}
+		if a.Reason == platform.ReasonBackpressure {
+			w.Header().Set(platform.HeaderBackpressure, "1")
+			w.Header().Set(platform.HeaderRetryAfter, strconv.FormatInt(max(int64((de.RetryAfter+time.Second-1)/time.Second), 1), 10))
+		}
 	}
 	platform.WriteError(w, a.Status, a.Reason, msg)
 }

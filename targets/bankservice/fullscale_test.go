@@ -34,7 +34,7 @@ func TestSlowVaultFullScale(t *testing.T) {
 	for _, bulkheads := range []string{"on", "off"} {
 		t.Run("bulkheads "+bulkheads, func(t *testing.T) {
 			base, stop := runMain(t, BankMain, "--dep", "ledger="+hostPort(ledger), "--dep", "vault="+hostPort(vault),
-				"--bulkheads", bulkheads)
+				"--bulkheads", bulkheads, "--drawer", "off")
 			defer stop()
 			delay.Store(0)
 			_, baseline := openLoad(t, base, 40, 100, 0, 5*time.Second)

@@ -117,7 +117,8 @@ func TestSlowVaultIsolation(t *testing.T) {
 			base, stop := runMain(t, BankMain, "--listen", "127.0.0.1:0",
 				"--dep", "ledger="+hostPort(ledger), "--dep", "vault="+hostPort(vault),
 				"--workers", "16", "--queue-timeout", "300ms", "--vault-limit", "4", "--ledger-limit", "32",
-				"--bulkheads", bulkheads, "--queue", "fifo") // the bulkhead A/B alone, without CoDel
+				"--bulkheads", bulkheads, "--queue", "fifo", // the bulkhead A/B alone, without CoDel
+				"--drawer", "off", "--retry-mode", "off", "--breaker", "off") // every cash call reaches the vault
 			defer stop()
 			cash, check := openLoad(t, base, 40, 50, time.Second, 3*time.Second)
 			t.Logf("cash: %v, p50 %s; check: %v, p50 %s p99 %s", cash.byOutcome, cash.quantile(.5),

@@ -2,7 +2,9 @@ package bankservice
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -17,20 +19,53 @@ type Ledger struct {
 	history  map[string][]Entry
 	total    int64
 	initial  int64
+	net      map[string]int64 // debits - credits by purpose (key prefix)
 	seq      int64
 	done     *memory
 	now      func() time.Time
 }
 
 // NewLedger seeds accounts acct-0..acct-(n-1), each with balance cents.
-func NewLedger(n int, balance int64) *Ledger {
-	l := &Ledger{balances: make(map[string]int64, n), history: map[string][]Entry{}, done: newMemory(), now: time.Now}
+func NewLedger(n int, balance int64) *Ledger { return NewLedgerWithHistory(n, balance, 0) }
+
+// NewLedgerWithHistory is NewLedger with each account's opening balance shown
+// as history entries "open" (at most maxEntries), so that ListTransactions has
+// long ranges to read from the start. They move no money.
+func NewLedgerWithHistory(n int, balance int64, history int) *Ledger {
+	l := &Ledger{balances: make(map[string]int64, n), history: map[string][]Entry{}, net: map[string]int64{},
+		done: newMemory(), now: time.Now}
+	history = min(max(history, 0), maxEntries)
+	at := l.now()
 	for i := range n {
-		l.balances[AccountName(i)] = balance
+		name := AccountName(i)
+		l.balances[name] = balance
+		if history == 0 {
+			continue
+		}
+		h := make([]Entry, 0, history)
+		var bal int64
+		for j := range history {
+			amt := balance / int64(history)
+			if j == history-1 {
+				amt = balance - bal
+			}
+			bal += amt
+			l.seq++
+			h = append(h, Entry{Seq: l.seq, Kind: "open", Amount: amt, Balance: bal, Time: at})
+		}
+		l.history[name] = h
 	}
 	l.total = int64(n) * balance
 	l.initial = l.total
 	return l
+}
+
+// purpose is the part of an idempotency key before ":", or "other".
+func purpose(key string) string {
+	if p, _, ok := strings.Cut(key, ":"); ok && p != "" {
+		return p
+	}
+	return "other"
 }
 
 // AccountName is the name of the i-th seeded account.
@@ -73,6 +108,40 @@ func (l *Ledger) apply(kind, account string, amount int64, key string) outcome {
 	return out
 }
 
+// Void cancels the debit with key (account and amount as debited): if it was
+// applied, amount is credited back with the same key and the debit marked
+// reversed; if it never arrived, the key is closed so that a debit with it
+// arriving later is refused with 409 reversed; a second void does nothing.
+// Unlike a credit, a void never adds money that was not taken, so a caller
+// that does not know whether its debit was applied can always void it.
+func (l *Ledger) Void(account string, amount int64, key string) (returned bool, out outcome) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if key == "" {
+		return false, outcome{status: http.StatusBadRequest, reason: ReasonBadRequest, msg: "a void needs the debit's idempotency_key"}
+	}
+	fp := fmt.Sprintf("debit %s %d", account, amount)
+	reversed := outcome{status: http.StatusConflict, reason: ReasonReversed,
+		msg: fmt.Sprintf("debit with idempotency_key %q was voided; use a new key", key)}
+	r, ok := l.done.get("debit:" + key)
+	switch {
+	case !ok:
+		l.done.put("debit:"+key, fp, reversed)
+	case r.fingerprint != fp:
+		return false, outcome{status: http.StatusUnprocessableEntity, reason: ReasonIdempotencyMismatch,
+			msg: fmt.Sprintf("idempotency_key %q was used for %q, not %q", key, r.fingerprint, fp)}
+	case r.out.status == http.StatusOK:
+		if _, credited := l.done.get("credit:" + key); !credited {
+			out := l.move("credit", account, amount, key)
+			l.done.put("credit:"+key, fmt.Sprintf("credit %s %d", account, amount), out)
+			returned = true
+		}
+		reversed.balance = l.balances[account]
+		l.done.byKey["debit:"+key] = remembered{fingerprint: fp, out: reversed}
+	}
+	return returned, outcome{status: http.StatusOK, balance: l.balances[account]}
+}
+
 // reverse marks the debit with key (same account and amount), if it succeeded, as
 // reversed by a credit: replaying that debit now answers 409 reversed, so a
 // refunded transaction cannot be paid out by a retry. The caller holds mu.
@@ -100,9 +169,11 @@ func (l *Ledger) move(kind, account string, amount int64, key string) outcome {
 		}
 		bal -= amount
 		l.total -= amount
+		l.net[purpose(key)] += amount
 	} else {
 		bal += amount
 		l.total += amount
+		l.net[purpose(key)] -= amount
 	}
 	l.balances[account] = bal
 	l.seq++
@@ -139,7 +210,7 @@ func (l *Ledger) Page(account string, p int) (entries []Entry, more, ok bool) {
 func (l *Ledger) Total() LedgerTotal {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return LedgerTotal{Total: l.total, Accounts: len(l.balances)}
+	return LedgerTotal{Total: l.total, Accounts: len(l.balances), Initial: l.initial, NetDebits: maps.Clone(l.net)}
 }
 
 // Initial is the sum of balances at seeding.

@@ -18,13 +18,17 @@ type Router interface {
 type LedgerAPI struct {
 	Ledger      *Ledger
 	ServiceTime time.Duration
+	// PageTime is the simulated work of a page read (a scan); 0: ServiceTime.
+	PageTime time.Duration
 }
 
 // Register adds the ledger routes:
-// POST /ledger/debit, POST /ledger/credit, GET /ledger/transactions, GET /ledger/total.
+// POST /ledger/debit, POST /ledger/credit, POST /ledger/void,
+// GET /ledger/transactions, GET /ledger/total.
 func (a *LedgerAPI) Register(r Router) {
 	r.Handle("POST /ledger/debit", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { a.op(w, r, a.Ledger.Debit) }))
 	r.Handle("POST /ledger/credit", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { a.op(w, r, a.Ledger.Credit) }))
+	r.Handle("POST /ledger/void", http.HandlerFunc(a.void))
 	r.Handle("GET /ledger/transactions", http.HandlerFunc(a.transactions))
 	r.Handle("GET /ledger/total", http.HandlerFunc(a.total))
 }
@@ -66,7 +70,11 @@ func (a *LedgerAPI) transactions(w http.ResponseWriter, r *http.Request) {
 		}
 		page = p
 	}
-	work(r.Context(), a.ServiceTime)
+	pt := a.PageTime
+	if pt == 0 {
+		pt = a.ServiceTime
+	}
+	work(r.Context(), pt)
 	entries, more, ok := a.Ledger.Page(account, page)
 	if !ok {
 		platform.WriteError(w, http.StatusNotFound, ReasonUnknownAccount, fmt.Sprintf("account %q does not exist", account))
@@ -77,4 +85,26 @@ func (a *LedgerAPI) transactions(w http.ResponseWriter, r *http.Request) {
 
 func (a *LedgerAPI) total(w http.ResponseWriter, _ *http.Request) {
 	platform.WriteJSON(w, http.StatusOK, a.Ledger.Total())
+}
+
+// void is POST /ledger/void: cancel a debit (see Ledger.Void); it answers
+// VoidAnswer with Cash as the account's balance.
+func (a *LedgerAPI) void(w http.ResponseWriter, r *http.Request) {
+	var in LedgerOp
+	if err := platform.DecodeJSON(w, r, &in); err != nil {
+		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest,
+			fmt.Sprintf("POST /ledger/void: %v; fields: account, amount, idempotency_key", err))
+		return
+	}
+	if err := validate(in.Account, true, in.Amount); err != nil {
+		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest, err.Error())
+		return
+	}
+	work(r.Context(), a.ServiceTime)
+	returned, out := a.Ledger.Void(in.Account, in.Amount, in.IdempotencyKey)
+	if out.status != http.StatusOK {
+		platform.WriteError(w, out.status, out.reason, out.msg)
+		return
+	}
+	platform.WriteJSON(w, http.StatusOK, VoidAnswer{Returned: returned, Cash: out.balance})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
@@ -15,26 +16,51 @@ import (
 const SeedBalance = 1_000_000
 
 // LedgerMain runs the ledger ("chaosrun serve ledger") until ctx ends.
-// Flags: the platform's plus --accounts N and --service-time D.
+// Flags: the platform's plus --accounts N, --history N, --service-time D and
+// --page-time D.
+// With one --dep NAME=ADDR it is a front of that primary ledger: it keeps no
+// state and forwards every ledger call there, so that replicas share one set
+// of accounts (see LedgerFront).
 func LedgerMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := platform.DefaultConfig()
-	accounts, serviceTime := 1000, time.Millisecond
+	accounts, history, serviceTime, pageTime := 1000, 0, time.Millisecond, time.Duration(0)
 	fs := flag.NewFlagSet("chaosrun serve ledger", flag.ContinueOnError)
 	cfg.Register(fs)
 	fs.IntVar(&accounts, "accounts", accounts, "accounts seeded acct-0..acct-(N-1), each with 1000000 cents")
+	fs.IntVar(&history, "history", history, "history entries each account starts with (its opening balance in parts; at most 1000)")
 	fs.DurationVar(&serviceTime, "service-time", serviceTime, "simulated work per call")
+	fs.DurationVar(&pageTime, "page-time", pageTime, "simulated work per page read of GET /ledger/transactions (0: --service-time)")
 	if err := platform.ParseFlags(fs, args, stderr); err != nil {
 		return err
 	}
-	if err := cfg.Validate(); err != nil {
+	var primary string
+	for name := range cfg.Deps {
+		primary = name
+	}
+	if len(cfg.Deps) > 1 {
+		return fmt.Errorf("%s: --dep %s: a ledger takes at most one dependency, its primary ledger", fs.Name(), cfg.Deps.String())
+	}
+	var required []string
+	if primary != "" {
+		required = []string{primary}
+	}
+	if err := cfg.Validate(required...); err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
 	if accounts < 1 {
 		return fmt.Errorf("%s: --accounts %d: must be at least 1", fs.Name(), accounts)
 	}
+	if history < 0 || history > maxEntries {
+		return fmt.Errorf("%s: --history %d: must be 0..%d", fs.Name(), history, maxEntries)
+	}
 	log := newLogger(stderr, "ledger")
 	srv := platform.NewServer("ledger", cfg.ServerConfig(), platform.NewMetrics(), log)
-	(&LedgerAPI{Ledger: NewLedger(accounts, SeedBalance), ServiceTime: serviceTime}).Register(srv)
+	if primary != "" {
+		NewLedgerFront(cfg.Deps[primary][0], cfg.DepTimeout, serviceTime).Register(srv)
+		log.Info("ledger front", "primary", cfg.Deps[primary][0])
+	} else {
+		(&LedgerAPI{Ledger: NewLedgerWithHistory(accounts, SeedBalance, history), ServiceTime: serviceTime, PageTime: pageTime}).Register(srv)
+	}
 	return srv.Run(ctx, stdout)
 }
 
@@ -63,42 +89,90 @@ func VaultMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // BankMain runs the bank ("chaosrun serve bankservice") until ctx ends. It needs
-// --dep ledger=ADDR and --dep vault=ADDR. Flags: the platform's plus
-// --bulkheads on|off, --ledger-limit N and --vault-limit N.
+// --dep ledger=ADDR[,ADDR…] and --dep vault=ADDR. Flags: the platform's server
+// and smart-client flags plus --bulkheads on|off, --ledger-limit N,
+// --vault-limit N, --list-bulkhead hard|observe|off, --list-limit N,
+// --drawer on|off, --drawer-capacity CENTS and --drawer-low CENTS.
 func BankMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := platform.DefaultConfig()
-	bc := BankConfig{Bulkheads: true, LedgerLimit: 32, VaultLimit: 8}
+	cc := platform.DefaultClientConfig()
+	bc := DefaultBankConfig()
 	fs := flag.NewFlagSet("chaosrun serve bankservice", flag.ContinueOnError)
 	cfg.Register(fs)
+	cc.Register(fs)
 	fs.Var((*onOff)(&bc.Bulkheads), "bulkheads", "per-dependency bulkheads: on or off")
 	fs.IntVar(&bc.LedgerLimit, "ledger-limit", bc.LedgerLimit, "concurrent calls to the ledger (bulkhead)")
 	fs.IntVar(&bc.VaultLimit, "vault-limit", bc.VaultLimit, "concurrent calls to the vault (bulkhead)")
+	fs.Var(bulkheadModeFlag{&bc.ListMode}, "list-bulkhead", "ListTransactions API bulkhead: hard, observe (count only) or off")
+	fs.IntVar(&bc.ListLimit, "list-limit", bc.ListLimit, "concurrent ListTransactions requests (API bulkhead)")
+	fs.Var((*onOff)(&bc.Drawer), "drawer", "cash drawer in front of the vault: on or off")
+	fs.Int64Var(&bc.DrawerCapacity, "drawer-capacity", bc.DrawerCapacity, "most cash the drawer holds, in cents")
+	fs.Int64Var(&bc.DrawerLow, "drawer-low", bc.DrawerLow, "drawer level in cents below which it is refilled from the vault")
 	if err := platform.ParseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := cfg.Validate("ledger", "vault"); err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
-	if bc.LedgerLimit < 1 || bc.VaultLimit < 1 {
-		return fmt.Errorf("%s: --ledger-limit %d, --vault-limit %d: both must be at least 1", fs.Name(), bc.LedgerLimit, bc.VaultLimit)
+	if err := cc.Validate(); err != nil {
+		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
-	ledger, err := platform.NewClient("ledger", cfg.Deps["ledger"], cfg.DepTimeout)
+	if bc.LedgerLimit < 1 || bc.VaultLimit < 1 || bc.ListLimit < 1 {
+		return fmt.Errorf("%s: --ledger-limit %d, --vault-limit %d, --list-limit %d: each must be at least 1",
+			fs.Name(), bc.LedgerLimit, bc.VaultLimit, bc.ListLimit)
+	}
+	if bc.DrawerCapacity < 0 || bc.DrawerLow < 0 || bc.DrawerLow > bc.DrawerCapacity {
+		return fmt.Errorf("%s: --drawer-capacity %d, --drawer-low %d: want 0 <= low <= capacity",
+			fs.Name(), bc.DrawerCapacity, bc.DrawerLow)
+	}
+	bc.LedgerReplicas, bc.VaultAddrs = cfg.Deps["ledger"], cfg.Deps["vault"]
+	m := platform.NewMetrics()
+	opts := []platform.ClientOption{platform.WithConfig(cc), platform.WithRegisterer(m.Registry()), platform.WithCaller("bankservice")}
+	ledger, err := platform.NewClient("ledger", cfg.Deps["ledger"], cfg.DepTimeout, opts...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
 	defer ledger.Close()
-	vault, err := platform.NewClient("vault", cfg.Deps["vault"], cfg.DepTimeout)
+	vault, err := platform.NewClient("vault", cfg.Deps["vault"], cfg.DepTimeout, opts...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
 	defer vault.Close()
 	log := newLogger(stderr, "bankservice")
-	m := platform.NewMetrics()
 	srv := platform.NewServer("bankservice", cfg.ServerConfig(), m, log)
-	NewBank(bc, ledger, vault, m, log).Register(srv)
+	bank := NewBank(bc, ledger, vault, m, log)
+	bank.Register(srv)
 	log.Info("bank configured", "bulkheads", bc.Bulkheads, "ledger_limit", bc.LedgerLimit,
-		"vault_limit", bc.VaultLimit, "deps", cfg.Deps.String(), "dep_timeout", cfg.DepTimeout)
-	return srv.Run(ctx, stdout)
+		"vault_limit", bc.VaultLimit, "list_bulkhead", bc.ListMode.String(), "list_limit", bc.ListLimit,
+		"drawer", bc.Drawer, "drawer_capacity", bc.DrawerCapacity, "drawer_low", bc.DrawerLow,
+		"deps", cfg.Deps.String(), "dep_timeout", cfg.DepTimeout, "retry_mode", cc.RetryMode, "retries", cc.Retries,
+		"breaker", cc.Breaker, "outlier", cc.Outlier.Enabled, "balancer", cc.Balancer, "deadline_propagation", cc.PropagateDeadline)
+	rctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { bank.Run(rctx) })
+	err = srv.Run(ctx, stdout)
+	stop()
+	wg.Wait()
+	return err
+}
+
+// bulkheadModeFlag is a platform.BulkheadMode flag: hard, observe or off.
+type bulkheadModeFlag struct{ m *platform.BulkheadMode }
+
+func (f bulkheadModeFlag) String() string {
+	if f.m == nil {
+		return platform.BulkheadHard.String()
+	}
+	return f.m.String()
+}
+
+func (f bulkheadModeFlag) Set(s string) error {
+	m, err := platform.ParseBulkheadMode(s)
+	if err != nil {
+		return err
+	}
+	*f.m = m
+	return nil
 }
 
 func newLogger(w io.Writer, target string) *slog.Logger {

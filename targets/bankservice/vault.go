@@ -14,11 +14,12 @@ type Vault struct {
 	mu        sync.Mutex
 	cash      int64
 	withdrawn int64
+	initial   int64
 	done      *memory
 }
 
 // NewVault returns a vault holding cash cents.
-func NewVault(cash int64) *Vault { return &Vault{cash: cash, done: newMemory()} }
+func NewVault(cash int64) *Vault { return &Vault{cash: cash, initial: cash, done: newMemory()} }
 
 // Withdraw hands out amount once per key (a replayed key returns the first outcome;
 // a key reused for another amount is refused). An empty key is not deduplicated.
@@ -52,11 +53,41 @@ func (v *Vault) Withdraw(amount int64, key string) outcome {
 	return out
 }
 
+// Void cancels the withdrawal with key: if it was paid, its cash returns to
+// the vault; either way the key is closed, so a withdrawal with it arriving
+// later (a delayed or retried request) is refused with 409 reversed. A void of
+// an already voided key does nothing. It is how the bank settles a withdrawal
+// whose outcome it does not know before it refunds the account.
+func (v *Vault) Void(amount int64, key string) (returned bool, out outcome) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	fp := fmt.Sprintf("withdraw %d", amount)
+	reversed := outcome{status: http.StatusConflict, reason: ReasonReversed,
+		msg: fmt.Sprintf("withdrawal with idempotency_key %q was voided; use a new key", key)}
+	if r, ok := v.done.get(key); ok {
+		if r.fingerprint != fp {
+			return false, outcome{status: http.StatusUnprocessableEntity, reason: ReasonIdempotencyMismatch,
+				msg: fmt.Sprintf("idempotency_key %q was used for %q, not %q", key, r.fingerprint, fp)}
+		}
+		if r.out.status == http.StatusOK {
+			v.cash += amount
+			v.withdrawn -= amount
+			returned = true
+		}
+		reversed.balance = v.cash
+		v.done.byKey[key] = remembered{fingerprint: fp, out: reversed}
+		return returned, outcome{status: http.StatusOK, balance: v.cash}
+	}
+	reversed.balance = v.cash
+	v.done.put(key, fp, reversed)
+	return false, outcome{status: http.StatusOK, balance: v.cash}
+}
+
 // Total returns the cash left and the total withdrawn.
 func (v *Vault) Total() VaultTotal {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return VaultTotal{Cash: v.cash, Withdrawn: v.withdrawn}
+	return VaultTotal{Cash: v.cash, Withdrawn: v.withdrawn, Initial: v.initial}
 }
 
 // VaultAPI serves a Vault over HTTP, with simulated service time per call.
@@ -65,9 +96,11 @@ type VaultAPI struct {
 	ServiceTime time.Duration
 }
 
-// Register adds the vault routes: POST /vault/withdraw, GET /vault/total.
+// Register adds the vault routes: POST /vault/withdraw, POST /vault/void,
+// GET /vault/total.
 func (a *VaultAPI) Register(r Router) {
 	r.Handle("POST /vault/withdraw", http.HandlerFunc(a.withdraw))
+	r.Handle("POST /vault/void", http.HandlerFunc(a.void))
 	r.Handle("GET /vault/total", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		platform.WriteJSON(w, http.StatusOK, a.Vault.Total())
 	}))
@@ -92,4 +125,28 @@ func (a *VaultAPI) withdraw(w http.ResponseWriter, r *http.Request) {
 	}
 	t := a.Vault.Total()
 	platform.WriteJSON(w, http.StatusOK, VaultTotal{Cash: out.balance, Withdrawn: t.Withdrawn})
+}
+
+func (a *VaultAPI) void(w http.ResponseWriter, r *http.Request) {
+	var in Void
+	if err := platform.DecodeJSON(w, r, &in); err != nil {
+		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest,
+			fmt.Sprintf("POST /vault/void: %v; fields: amount, idempotency_key", err))
+		return
+	}
+	if err := validate("", false, in.Amount); err != nil {
+		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest, err.Error())
+		return
+	}
+	if in.IdempotencyKey == "" {
+		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest, `field "idempotency_key" is required: it names the withdrawal to void`)
+		return
+	}
+	work(r.Context(), a.ServiceTime)
+	returned, out := a.Vault.Void(in.Amount, in.IdempotencyKey)
+	if out.status != http.StatusOK {
+		platform.WriteError(w, out.status, out.reason, out.msg)
+		return
+	}
+	platform.WriteJSON(w, http.StatusOK, VoidAnswer{Returned: returned, Cash: out.balance})
 }

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,8 +46,9 @@ func redisServer(t *testing.T) string {
 	return ""
 }
 
-// silentServer accepts connections and never answers: a cache that hangs.
-func silentServer(t *testing.T) string {
+// silentServer accepts connections and never answers: a cache that hangs
+// until hangUp closes every connection.
+func silentServer(t *testing.T) (addr string, hangUp func()) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -64,14 +66,18 @@ func silentServer(t *testing.T) string {
 			conns = append(conns, c)
 		}
 	}()
-	t.Cleanup(func() {
-		ln.Close()
-		<-done
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return ln.Addr().String()
+	var once sync.Once
+	hangUp = func() {
+		once.Do(func() {
+			ln.Close()
+			<-done
+			for _, c := range conns {
+				c.Close()
+			}
+		})
+	}
+	t.Cleanup(hangUp)
+	return ln.Addr().String(), hangUp
 }
 
 func front(t *testing.T, addr string, timeout time.Duration) *httptest.Server {
@@ -116,7 +122,9 @@ func TestMissThenHitOnRealRedis(t *testing.T) {
 // cache timeout a hanging cache is bypassed at once; without one the
 // request waits on it.
 func TestTimeoutBypassesHangingCache(t *testing.T) {
-	addr := silentServer(t)
+	addr, hangUp := silentServer(t)
+	// The handler waiting on the cache must end before the servers close.
+	defer hangUp()
 	with := front(t, addr, 50*time.Millisecond)
 	t0 := time.Now()
 	got, err := get(t, with.Client(), with.URL+"/item?key=a")

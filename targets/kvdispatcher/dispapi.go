@@ -65,13 +65,13 @@ func (d *Dispatcher) shedQuota(w http.ResponseWriter, p Price) {
 func (d *Dispatcher) fail(w http.ResponseWriter, tier Tier, shard int, err error) {
 	var de *platform.DepError
 	switch {
-	case errors.Is(err, errBreakerOpen):
+	case platform.KindOf(err) == platform.KindBreaker:
 		d.m.shed.WithLabelValues(tier.String(), platform.ReasonBreaker).Inc()
 		platform.WriteError(w, http.StatusServiceUnavailable, platform.ReasonBreaker,
 			fmt.Sprintf("kvdispatcher: shard %d: %v", shard, err))
 	case platform.KindOf(err) == platform.KindCanceled:
 		w.WriteHeader(499) // the caller left; nobody reads this
-	case platform.IsTimeout(err):
+	case platform.IsTimeout(err) || platform.KindOf(err) == platform.KindDeadline:
 		platform.WriteError(w, http.StatusGatewayTimeout, platform.ReasonDependencyTimeout, "kvdispatcher: "+err.Error())
 	case errors.As(err, &de) && de.Kind == platform.KindStatus && de.Status == http.StatusTooManyRequests:
 		w.Header().Set(platform.RejectHeader, ReasonThrottled)
@@ -139,7 +139,9 @@ func (d *Dispatcher) coalescedGet(ctx context.Context, shard int, key string) (G
 		led = true
 		d.m.backendReads.WithLabelValues(strconv.Itoa(shard), "hot").Inc()
 		d.countHotRead(key)
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d.timeout)
+		// Not the leader's context: neither its cancellation nor its
+		// deadline (X-Deadline-Ms, carried in its values) binds the others.
+		cctx, cancel := context.WithTimeout(context.Background(), d.timeout)
 		defer cancel()
 		var ans GetAnswer
 		err := d.call(cctx, shard, true, http.MethodGet, "/kv/"+key, nil, &ans)

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
-	"github.com/failsafe-go/failsafe-go/circuitbreaker"
 	"github.com/hashicorp/golang-lru/v2/expirable"
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -44,9 +44,10 @@ type DispatcherConfig struct {
 	CacheTTL  time.Duration
 	CacheSize int
 
-	// BreakerFailures consecutive failures open a shard's breaker for BreakerDelay.
-	BreakerFailures int
-	BreakerDelay    time.Duration
+	// Shard is the smart client's configuration of each shard's client: one
+	// client, so one circuit breaker, per shard (ShardBreakers sets
+	// Shard.Breaker).
+	Shard platform.ClientConfig
 }
 
 // DefaultDispatcherConfig has every protection on.
@@ -59,8 +60,22 @@ func DefaultDispatcherConfig() DispatcherConfig {
 		RatioWindow: time.Second, RatioFloor: 2 * time.Millisecond,
 		HotK: 64, HotThreshold: 50, HotWindow: time.Second,
 		CacheTTL: 3 * time.Second, CacheSize: 1024,
-		BreakerFailures: 5, BreakerDelay: time.Second,
+		Shard: DefaultShardClientConfig(),
 	}
+}
+
+// DefaultShardClientConfig is the platform's smart client tuned for one
+// shard: a breaker that opens at half of ≥ 10 attempts failing within 1 s
+// and probes again after 1 s; one retry, never of a timeout (a shard has one
+// replica: a retry of a slow call only doubles the wait); no outlier
+// detection (nothing to eject to).
+func DefaultShardClientConfig() platform.ClientConfig {
+	c := platform.DefaultClientConfig()
+	c.Breaker, c.BreakerFailureRate, c.BreakerMinCalls = true, 0.5, 10
+	c.BreakerWindow, c.BreakerDelay, c.BreakerProbes = time.Second, time.Second, 3
+	c.Retries, c.RetryTimeouts = 1, false
+	c.Outlier.Enabled = false
+	return c
 }
 
 // Validate says which value is out of range.
@@ -70,14 +85,17 @@ func (c DispatcherConfig) Validate() error {
 		return fmt.Errorf("--ru-quota %v: must be positive", c.Quota)
 	case c.Burst < c.Quota*c.Epoch.Seconds():
 		return fmt.Errorf("--ru-burst %v: must be at least one epoch's quota (%v)", c.Burst, c.Quota*c.Epoch.Seconds())
-	case c.Epoch <= 0 || c.RatioWindow <= 0 || c.HotWindow <= 0 || c.CacheTTL <= 0 || c.BreakerDelay <= 0:
-		return errors.New("--ru-epoch, --ratio-window, --hot-window, --cache-ttl and --breaker-delay must be positive")
-	case c.MaxCallers < 1 || c.HotK < 1 || c.HotThreshold < 1 || c.CacheSize < 1 || c.BreakerFailures < 1:
-		return errors.New("--max-callers, --hot-k, --hot-threshold, --cache-size and --breaker-failures must be at least 1")
+	case c.Epoch <= 0 || c.RatioWindow <= 0 || c.HotWindow <= 0 || c.CacheTTL <= 0:
+		return errors.New("--ru-epoch, --ratio-window, --hot-window and --cache-ttl must be positive")
+	case c.MaxCallers < 1 || c.HotK < 1 || c.HotThreshold < 1 || c.CacheSize < 1:
+		return errors.New("--max-callers, --hot-k, --hot-threshold and --cache-size must be at least 1")
 	case c.RatioFloor < 0:
 		return fmt.Errorf("--ratio-floor %s: must not be negative", c.RatioFloor)
 	}
 	if err := c.Weights.Validate(); err != nil {
+		return err
+	}
+	if err := c.Shard.Validate(); err != nil {
 		return err
 	}
 	return c.Policy.Validate()
@@ -85,19 +103,18 @@ func (c DispatcherConfig) Validate() error {
 
 // Dispatcher routes key-value requests to shards behind its QoS stack.
 type Dispatcher struct {
-	cfg      DispatcherConfig
-	shards   []*platform.Client
-	breakers []circuitbreaker.CircuitBreaker[any]
-	buckets  *platform.RUBuckets
-	ratio    *LatencyRatio
-	level    atomic.Int32
-	hot      *HotKeys
-	cache    *expirable.LRU[string, string]
-	sf       singleflight.Group
-	m        *dispMetrics
-	log      *slog.Logger
-	now      func() time.Time
-	timeout  time.Duration
+	cfg     DispatcherConfig
+	shards  []*platform.Client
+	buckets *platform.RUBuckets
+	ratio   *LatencyRatio
+	level   atomic.Int32
+	hot     *HotKeys
+	cache   *expirable.LRU[string, string]
+	sf      singleflight.Group
+	m       *dispMetrics
+	log     *slog.Logger
+	now     func() time.Time
+	timeout time.Duration
 
 	callersMu sync.RWMutex
 	callers   map[string]struct{}
@@ -108,8 +125,8 @@ type Dispatcher struct {
 // maxHotLabels bounds the key label of kvdispatcher_hot_key_backend_reads_total.
 const maxHotLabels = 100
 
-// NewDispatcher routes to shards (in --dep order) with calls bounded by
-// timeout; series go on m's registry.
+// NewDispatcher routes to shards (in --dep order; see NewShardClients) with
+// calls bounded by timeout; series go on m's registry.
 func NewDispatcher(cfg DispatcherConfig, shards []*platform.Client, timeout time.Duration, m *platform.Metrics, log *slog.Logger) (*Dispatcher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -134,18 +151,6 @@ func NewDispatcher(cfg DispatcherConfig, shards []*platform.Client, timeout time
 		callers: map[string]struct{}{}, hotLabels: map[string]struct{}{},
 	}
 	d.m.ratio.Set(1)
-	for i := range shards {
-		label := strconv.Itoa(i)
-		d.m.breakerState.WithLabelValues(label).Set(0)
-		d.breakers = append(d.breakers, circuitbreaker.NewBuilder[any]().
-			WithFailureThreshold(uint(cfg.BreakerFailures)).
-			WithDelay(cfg.BreakerDelay).
-			WithSuccessThreshold(2).
-			OnStateChanged(func(e circuitbreaker.StateChangedEvent) {
-				d.m.breakerState.WithLabelValues(label).Set(float64(e.NewState))
-				log.Info("shard breaker", "shard", i, "from", e.OldState.String(), "to", e.NewState.String())
-			}).Build())
-	}
 	return d, nil
 }
 
@@ -241,48 +246,48 @@ func (d *Dispatcher) Charge(p Price, after platform.MilliRU, now time.Time) {
 	d.m.ruCharged.WithLabelValues(p.Caller, p.Tier.String()).Add(cost.Float())
 }
 
-// errBreakerOpen is a call refused by an open shard breaker.
-var errBreakerOpen = errors.New("shard circuit breaker is open")
-
-// call makes one request to shard through its breaker. The latency of point
-// reads (observe) feeds the latency ratio: scans and writes vary with their
-// size and would read as a collapse.
+// call makes one request to shard. The latency of point reads (observe)
+// feeds the latency ratio: scans and writes vary with their size and would
+// read as a collapse.
 func (d *Dispatcher) call(ctx context.Context, shard int, observe bool, method, path string, body []byte, out any) error {
-	var cb circuitbreaker.CircuitBreaker[any]
-	if d.cfg.ShardBreakers {
-		cb = d.breakers[shard]
-		if !cb.TryAcquirePermit() {
-			d.m.shardErrors.WithLabelValues(strconv.Itoa(shard), "breaker-open").Inc()
-			return errBreakerOpen
-		}
-	}
 	start := time.Now()
 	err := d.shards[shard].Do(ctx, method, path, body, out)
 	el := time.Since(start)
-	failed := false
 	if err != nil {
 		kind := platform.KindOf(err)
-		var de *platform.DepError
-		status := 0
-		if errors.As(err, &de) {
-			status = de.Status
-		}
-		failed = kind == platform.KindTimeout || kind == platform.KindUnavailable || (kind == platform.KindStatus && status >= 500)
 		label := kind.String()
-		if kind == platform.KindStatus {
-			label = strconv.Itoa(status)
+		var de *platform.DepError
+		if errors.As(err, &de) && kind == platform.KindStatus {
+			label = strconv.Itoa(de.Status)
 		}
 		d.m.shardErrors.WithLabelValues(strconv.Itoa(shard), label).Inc()
-	}
-	if kind := platform.KindOf(err); observe && kind != platform.KindCanceled {
-		d.ratio.Observe(float64(el) / float64(time.Millisecond))
-	}
-	if cb != nil {
-		if failed {
-			cb.RecordFailure()
-		} else {
-			cb.RecordSuccess()
+		if kind == platform.KindCanceled || kind == platform.KindBreaker || kind == platform.KindDeadline {
+			observe = false
 		}
 	}
+	if observe {
+		d.ratio.Observe(float64(el) / float64(time.Millisecond))
+	}
 	return err
+}
+
+// NewShardClients returns one smart client per shard address, named
+// kvstore.I, so each shard has its own circuit breaker (when
+// cfg.ShardBreakers) and its own platform_client_* series on reg.
+func NewShardClients(cfg DispatcherConfig, addrs []string, timeout time.Duration, reg prometheus.Registerer) ([]*platform.Client, error) {
+	cc := cfg.Shard
+	cc.Breaker = cfg.ShardBreakers
+	var out []*platform.Client
+	for i, addr := range addrs {
+		c, err := platform.NewClient(fmt.Sprintf("kvstore.%d", i), []string{addr}, timeout,
+			platform.WithConfig(cc), platform.WithRegisterer(reg))
+		if err != nil {
+			for _, o := range out {
+				o.Close()
+			}
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }

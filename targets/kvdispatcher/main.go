@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
 )
@@ -32,6 +33,7 @@ func StoreMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	cfg := platform.DefaultConfig()
 	parts, rows, valueBytes := 200, 200, 1024
 	var c Capacity
+	var serviceTime time.Duration
 	fs := flag.NewFlagSet("chaosrun serve kvstore", flag.ContinueOnError)
 	cfg.Register(fs)
 	fs.IntVar(&parts, "partitions", parts, "partitions p0..p(N-1) seeded")
@@ -39,6 +41,7 @@ func StoreMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.IntVar(&valueBytes, "value-bytes", valueBytes, "bytes of each seeded value")
 	fs.Float64Var(&c.ReadsPerSec, "read-capacity", 0, "reads (gets and scans) per second this shard serves; 0 is unlimited")
 	fs.Float64Var(&c.BytesPerSec, "byte-capacity", 0, "value bytes read or written per second this shard serves; 0 is unlimited")
+	fs.DurationVar(&serviceTime, "service-time", 0, "simulated work per admitted read, holding a worker")
 	fs.Float64Var(&c.WritesPerSec, "write-capacity", 0, "writes per second this shard serves; 0 is unlimited")
 	if err := platform.ParseFlags(fs, args, stderr); err != nil {
 		return err
@@ -53,9 +56,9 @@ func StoreMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	st := NewStore()
 	st.Seed(parts, rows, valueBytes)
 	srv := platform.NewServer("kvstore", cfg.ServerConfig(), platform.NewMetrics(), log)
-	(&StoreAPI{Store: st, Throttle: NewThrottle(c)}).Register(srv)
+	(&StoreAPI{Store: st, Throttle: NewThrottle(c), ServiceTime: serviceTime}).Register(srv)
 	log.Info("kvstore configured", "partitions", parts, "rows", rows, "value_bytes", valueBytes,
-		"read_capacity", c.ReadsPerSec, "byte_capacity", c.BytesPerSec, "write_capacity", c.WritesPerSec)
+		"service_time", serviceTime, "read_capacity", c.ReadsPerSec, "byte_capacity", c.BytesPerSec, "write_capacity", c.WritesPerSec)
 	return srv.Run(ctx, stdout)
 }
 
@@ -75,17 +78,17 @@ func DispatcherMain(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := cfg.Validate("kvstore"); err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
-	var shards []*platform.Client
-	for i, addr := range cfg.Deps["kvstore"] {
-		c, err := platform.NewClient(fmt.Sprintf("kvstore.%d", i), []string{addr}, cfg.DepTimeout)
-		if err != nil {
-			return fmt.Errorf("%s: %w", fs.Name(), err)
-		}
-		defer c.Close()
-		shards = append(shards, c)
-	}
 	log := newLogger(stderr, "kvdispatcher")
 	m := platform.NewMetrics()
+	shards, err := NewShardClients(dc, cfg.Deps["kvstore"], cfg.DepTimeout, m.Registry())
+	if err != nil {
+		return fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	defer func() {
+		for _, c := range shards {
+			c.Close()
+		}
+	}()
 	d, err := NewDispatcher(dc, shards, cfg.DepTimeout, m, log)
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
@@ -125,8 +128,13 @@ func registerDispatcherFlags(fs *flag.FlagSet, dc *DispatcherConfig) {
 	fs.DurationVar(&dc.HotWindow, "hot-window", dc.HotWindow, "hot-key counting window")
 	fs.DurationVar(&dc.CacheTTL, "cache-ttl", dc.CacheTTL, "how long a hot key's value is served from the local cache")
 	fs.IntVar(&dc.CacheSize, "cache-size", dc.CacheSize, "hot-key cache entries")
-	fs.IntVar(&dc.BreakerFailures, "breaker-failures", dc.BreakerFailures, "consecutive shard failures that open its breaker")
-	fs.DurationVar(&dc.BreakerDelay, "breaker-delay", dc.BreakerDelay, "how long an open shard breaker stays open")
+	sc := &dc.Shard
+	fs.Float64Var(&sc.BreakerFailureRate, "breaker-failure-rate", sc.BreakerFailureRate, "share of failed calls (0..1) that opens a shard's breaker")
+	fs.IntVar(&sc.BreakerMinCalls, "breaker-min-calls", sc.BreakerMinCalls, "calls a shard needs in the window before its breaker may open")
+	fs.DurationVar(&sc.BreakerWindow, "breaker-window", sc.BreakerWindow, "rolling window of a shard breaker's failure rate")
+	fs.DurationVar(&sc.BreakerDelay, "breaker-delay", sc.BreakerDelay, "how long an open shard breaker stays open")
+	fs.IntVar(&sc.BreakerProbes, "breaker-probes", sc.BreakerProbes, "trial calls in half-open that must succeed to close a shard's breaker")
+	fs.IntVar(&sc.Retries, "shard-retries", sc.Retries, "retries of a failed shard call (never of a timeout)")
 }
 
 // onOff is a bool flag spelled on|off.

@@ -15,7 +15,6 @@ type dispMetrics struct {
 	coalesced    prometheus.Counter
 	backendReads *prometheus.CounterVec // shard, key_class
 	hotReads     *prometheus.CounterVec // key
-	breakerState *prometheus.GaugeVec   // shard
 	shardErrors  *prometheus.CounterVec // shard, kind
 }
 
@@ -54,14 +53,11 @@ func newDispMetrics(reg prometheus.Registerer) *dispMetrics {
 		hotReads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kvdispatcher_hot_key_backend_reads_total", Help: "Backend reads of keys that were hot, by key (at most 100 keys).",
 		}, []string{"key"}),
-		breakerState: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "kvdispatcher_breaker_state", Help: "Per-shard circuit breaker: 0 closed, 1 half-open, 2 open.",
-		}, []string{"shard"}),
 		shardErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kvdispatcher_shard_errors_total", Help: "Failed shard calls, by shard and kind.",
 		}, []string{"shard", "kind"}),
 	}
 	reg.MustRegister(m.ruCharged, m.shed, m.ratio, m.p95, m.tierLevel, m.hotKeys, m.cacheHits,
-		m.cacheMisses, m.coalesced, m.backendReads, m.hotReads, m.breakerState, m.shardErrors)
+		m.cacheMisses, m.coalesced, m.backendReads, m.hotReads, m.shardErrors)
 	return m
 }

@@ -48,6 +48,8 @@ type StoreAPI struct {
 	Store    *Store
 	Throttle *Throttle
 	Now      func() time.Time
+	// ServiceTime is simulated work per admitted read (holding a worker).
+	ServiceTime time.Duration
 
 	throttled *prometheus.CounterVec
 	bytesRead prometheus.Counter
@@ -83,6 +85,7 @@ func (a *StoreAPI) get(w http.ResponseWriter, r *http.Request) {
 		a.throttle(w, budget)
 		return
 	}
+	a.work()
 	pk, sk := r.PathValue("pk"), r.PathValue("sk")
 	v, ok := a.Store.Get(pk, sk)
 	if !ok {
@@ -104,6 +107,7 @@ func (a *StoreAPI) scan(w http.ResponseWriter, r *http.Request) {
 		a.throttle(w, budget)
 		return
 	}
+	a.work()
 	items, n := a.Store.Scan(r.PathValue("pk"), r.URL.Query().Get("from"), limit)
 	a.Throttle.ChargeBytes(a.Now(), n)
 	a.bytesRead.Add(float64(n))
@@ -111,6 +115,12 @@ func (a *StoreAPI) scan(w http.ResponseWriter, r *http.Request) {
 		items = []Item{}
 	}
 	platform.WriteJSON(w, http.StatusOK, ScanAnswer{Items: items, Bytes: n})
+}
+
+func (a *StoreAPI) work() {
+	if a.ServiceTime > 0 {
+		time.Sleep(a.ServiceTime)
+	}
 }
 
 // scanLimit reads ?limit= (default 100, 1..MaxScan).

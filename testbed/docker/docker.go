@@ -160,9 +160,12 @@ func (t *Testbed) Up(ctx context.Context, sc *scenario.Scenario) (topo *testbed.
 	tok := make([]byte, 16)
 	rand.Read(tok) //nolint:errcheck // crypto/rand does not fail
 	token := hex.EncodeToString(tok)
+	toxiArgs := []string{"serve", "toxiproxy", "--listen", "0.0.0.0:" + strconv.Itoa(ToxiproxyPort), "--seed", strconv.FormatInt(t.Seed, 10)}
+	if sc.HasHTTPFaults() {
+		toxiArgs = append(toxiArgs, "--http-stage") // an HTTP stage behind every proxy, inside the container
+	}
 	toxi, err := t.run(ctx, spec{name: "toxiproxy", image: t.Image, port: ToxiproxyPort, health: "/version", token: token,
-		cmd: []string{"serve", "toxiproxy", "--listen", "0.0.0.0:" + strconv.Itoa(ToxiproxyPort), "--seed", strconv.FormatInt(t.Seed, 10)},
-		env: map[string]string{"GODEBUG": "randseednop=0", "CHAOSRUN_TOKEN": token}})
+		cmd: toxiArgs, env: map[string]string{"GODEBUG": "randseednop=0", "CHAOSRUN_TOKEN": token}})
 	if err != nil {
 		return nil, err
 	}

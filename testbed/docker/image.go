@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -291,4 +292,27 @@ func ListImages(ctx context.Context, cli *client.Client) ([]Image, error) {
 		return out[i].Ref < out[j].Ref
 	})
 	return out, nil
+}
+
+// PruneImages removes the images this package built except those in keep
+// (by reference); an image still used by a container is left and named in
+// the error.
+func PruneImages(ctx context.Context, cli *client.Client, keep []string) ([]string, error) {
+	imgs, err := ListImages(ctx, cli)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	var errs []error
+	for _, im := range imgs {
+		if slices.Contains(keep, im.Ref) {
+			continue
+		}
+		if _, err := cli.ImageRemove(ctx, im.Ref, client.ImageRemoveOptions{PruneChildren: true}); err != nil {
+			errs = append(errs, fmt.Errorf("docker: remove image %s: %w", im.Ref, err))
+			continue
+		}
+		removed = append(removed, im.Ref)
+	}
+	return removed, errors.Join(errs...)
 }

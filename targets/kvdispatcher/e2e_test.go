@@ -1,0 +1,96 @@
+package kvdispatcher
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestScenariosAB runs each kv scenario on the local testbed with the real
+// chaosrun binary, k6 and Toxiproxy, twice: with its protection on it must
+// pass (exit 0), with it off it must breach (exit 1) on every assertion.
+// About 5 minutes; not run with -short.
+func TestScenariosAB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end runs (real k6, Toxiproxy and targets); not run with -short")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "chaosrun")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/chaosrun")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build chaosrun: %v\n%s", err, out)
+	}
+	tests := []struct {
+		scenario string
+		off      string // the --set that switches its protection off
+		asserts  int
+	}{
+		{"kv-scan-quota", "kvdispatcher.ru=off", 1},
+		{"kv-slow-partition", "kvdispatcher.shard-breakers=off", 1},
+		{"kv-hot-key-flood", "kvdispatcher.hotkeys=off", 3},
+		{"kv-tier-shedding", "kvdispatcher.tiers=off", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario, func(t *testing.T) {
+			file := filepath.Join("scenarios", tt.scenario+".yaml")
+			code, out := runChaosrun(t, root, bin, file)
+			if code != 0 {
+				t.Fatalf("protection on: exit %d, want 0 (pass)\n%s", code, out)
+			}
+			t.Logf("on:\n%s", verdicts(out))
+			code, out = runChaosrun(t, root, bin, "--set", tt.off, file)
+			if code != 1 {
+				t.Fatalf("--set %s: exit %d, want 1 (breach)\n%s", tt.off, code, out)
+			}
+			if n := len(regexp.MustCompile(`(?m)^FAIL\s`).FindAllString(out, -1)); n != tt.asserts {
+				t.Errorf("--set %s: %d assertions failed, want all %d\n%s", tt.off, n, tt.asserts, out)
+			}
+			t.Logf("off:\n%s", verdicts(out))
+		})
+	}
+}
+
+func runChaosrun(t *testing.T, root, bin string, args ...string) (int, string) {
+	t.Helper()
+	args = append([]string{"run", "--quiet", "--out-dir", t.TempDir()}, args...)
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = root
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(4 * time.Minute): // a cold k6 build is ~200 s
+		_ = cmd.Process.Signal(os.Interrupt)
+		err = <-done
+		t.Fatalf("chaosrun %v: still running after 4 min\n%s", args, out.String())
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), out.String()
+	}
+	if err != nil {
+		t.Fatalf("chaosrun %v: %v", args, err)
+	}
+	return 0, out.String()
+}
+
+// verdicts keeps the verdict table of a run's output.
+func verdicts(out string) string {
+	return strings.Join(regexp.MustCompile(`(?m)^(RESULT|pass|FAIL)\s.*$`).FindAllString(out, -1), "\n")
+}

@@ -1,0 +1,46 @@
+package testbed
+
+import (
+	"context"
+	"net"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chaosrun/chaosrun/scenario"
+)
+
+func TestCommandArgs(t *testing.T) {
+	svc := &scenario.Service{Command: []string{"redis-server", "--port", "{port}", "--name=x{port}"}, Config: map[string]string{"max-memory": "64mb"}}
+	args, env := commandArgs("cache", svc, map[string][]string{"store": {"127.0.0.1:1", "127.0.0.1:2"}}, 4242)
+	if want := []string{"redis-server", "--port", "4242", "--name=x4242"}; !slices.Equal(args, want) {
+		t.Errorf("args = %v, want %v", args, want)
+	}
+	want := []string{"CHAOSRUN_CONFIG_MAX_MEMORY=64mb", "CHAOSRUN_DEP_STORE=127.0.0.1:1,127.0.0.1:2", "CHAOSRUN_INSTANCE=cache", "CHAOSRUN_PORT=4242"}
+	if !slices.Equal(env, want) {
+		t.Errorf("env = %v, want %v", env, want)
+	}
+}
+
+func TestWaitServiceTCP(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := waitService(context.Background(), addr, scenario.HealthTCP, 2*time.Second); err != nil {
+		t.Errorf("listening port: %v", err)
+	}
+	ln.Close()
+	if err := waitService(context.Background(), addr, scenario.HealthTCP, 300*time.Millisecond); err == nil {
+		t.Error("closed port reported ready")
+	}
+}
+
+func TestImageOnlyServiceIsRefusedLocally(t *testing.T) {
+	l := &Local{}
+	_, err := l.startService(context.Background(), "cache", &scenario.Service{Image: "x:1", Port: 1}, nil)
+	if err == nil {
+		t.Fatal("an image-only service started on the local testbed")
+	}
+}
