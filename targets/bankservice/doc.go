@@ -1,23 +1,33 @@
 // Package bankservice is the BankService reference target: a bank (TransactCheck,
 // TransactCash, ListTransactions) in front of a ledger and a vault, each its own
-// process ("chaosrun serve bankservice|ledger|vault"), built on targets/platform.
+// process ("chaosrun serve bankservice|ledger|vault"), built on targets/platform
+// (its server and its smart client: retries, breaker, outlier ejection).
 //
-// Money conservation. Let C be the sum of amounts of check transactions the bank
-// answered 200, and K that of cash transactions it answered 200. Then at any quiet
-// moment
+// TransactCheck debits the ledger. TransactCash debits the ledger and pays from
+// the bank's cash drawer when it holds the amount (the drawer is refilled from
+// the vault in the background), else from the vault through a fail-fast vault
+// bulkhead. ListTransactions reads pages of 10 from the ledger behind its own
+// API bulkhead, so long ranges cannot take the workers TransactCheck needs.
 //
-//	ledger_initial - ledger_total == C + K   (accounts lose only what was paid out)
-//	vault_initial  - vault_total  == K       (the vault hands out only paid cash)
+// Ledger replicas. Run with one --dep, a ledger is a stateless front that
+// forwards to a primary ledger: three replicas share one set of accounts, so a
+// retry on another replica replays the same idempotency key against the same
+// state and an ejected replica loses no accounts.
 //
-// A cash transaction debits the ledger first; if the vault then refuses or fails,
-// the bank credits the ledger back (idempotently, retried a few times) with the
-// debit's idempotency key; the ledger then marks that debit reversed, so a client
-// replaying the transaction's key gets 409 reversed instead of a second payout.
-// When the debit was itself a replay (an earlier attempt with the key may have been
-// paid), the bank does not refund: the key stays open and a retry settles it.
-// The one case this minimal bank cannot settle is an ambiguous vault failure: the
-// call timed out or the connection broke after the vault had already paid; the bank
-// then refunds the account although the cash left the vault.
+// Money conservation. Every mutating call carries an idempotency key (the
+// bank's "check:K" and "cash:K"); the ledger and the vault apply a key once
+// and answer replays with the first outcome, and the bank remembers which cash
+// keys it paid. A cash transaction the bank did not pay is undone by voids,
+// which are safe whatever happened to the original call: the vault's void
+// returns a withdrawal's cash if it was paid and closes the key if not; the
+// ledger's void credits a debit back only if it was applied. Voids the vault
+// or ledger cannot take now stay pending and are retried in the background;
+// a replay of a pending key is refused. GET /consistency (the end-of-run
+// check) waits for that to settle and checks
 //
-// C and K count each idempotency key once: a replayed key never moves money again.
+//	ledger_initial - ledger_total == net debits (check + cash)
+//	vault_cash + drawer_cash + paid_out == vault_initial
+//	ledger net cash debits == paid_out
+//
+// across every ledger replica, assuming one bank pays cash from the vault.
 package bankservice
