@@ -50,12 +50,16 @@ func (h localHosts) Unpause(_ context.Context, instance string) error {
 	return h.signal(instance, syscall.SIGCONT)
 }
 
-func (h localHosts) Stop(context.Context, string) error { return fmt.Errorf("host_stop: %w", errLocalHost) }
+func (h localHosts) Stop(context.Context, string) error {
+	return fmt.Errorf("host_stop: %w", errLocalHost)
+}
 
 // Start has nothing to undo: Stop and Kill never act locally.
 func (h localHosts) Start(context.Context, string) error { return nil }
 
-func (h localHosts) Kill(context.Context, string) error { return fmt.Errorf("host_kill: %w", errLocalHost) }
+func (h localHosts) Kill(context.Context, string) error {
+	return fmt.Errorf("host_kill: %w", errLocalHost)
+}
 
 func (h localHosts) Disconnect(context.Context, string) error {
 	return fmt.Errorf("host_disconnect: %w", errLocalHost)
