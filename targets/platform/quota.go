@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/time/rate"
 )
 
@@ -74,11 +75,16 @@ type QuotaCounter interface {
 	Take(ctx context.Context, caller string, r float64, burst int) (ok bool, retryAfter time.Duration, err error)
 }
 
+// MaxLocalCallers bounds how many callers' buckets a LocalQuota keeps: a
+// flood of made-up caller names evicts the least recently seen instead of
+// growing memory without bound.
+const MaxLocalCallers = 10_000
+
 // LocalQuota is a QuotaCounter of token buckets (golang.org/x/time/rate) in this process.
 type LocalQuota struct {
 	mu  sync.Mutex
 	now func() time.Time
-	lim map[string]*rate.Limiter
+	lim *lru.Cache[string, *rate.Limiter]
 }
 
 // NewLocalQuota returns a local counter; now is the clock (nil: time.Now).
@@ -86,17 +92,18 @@ func NewLocalQuota(now func() time.Time) *LocalQuota {
 	if now == nil {
 		now = time.Now
 	}
-	return &LocalQuota{now: now, lim: map[string]*rate.Limiter{}}
+	lim, _ := lru.New[string, *rate.Limiter](MaxLocalCallers)
+	return &LocalQuota{now: now, lim: lim}
 }
 
 // Take implements QuotaCounter.
 func (q *LocalQuota) Take(_ context.Context, caller string, r float64, burst int) (bool, time.Duration, error) {
 	now := q.now()
 	q.mu.Lock()
-	l := q.lim[caller]
-	if l == nil {
+	l, ok := q.lim.Get(caller)
+	if !ok {
 		l = rate.NewLimiter(rate.Limit(r), burst)
-		q.lim[caller] = l
+		q.lim.Add(caller, l)
 	} else if float64(l.Limit()) != r || l.Burst() != burst {
 		l.SetLimitAt(now, rate.Limit(r))
 		l.SetBurstAt(now, burst)

@@ -1,0 +1,79 @@
+package bankservice
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaosrun/chaosrun/targets/platform"
+)
+
+// fuzzRoutes are the bank's and ledger's request paths the fuzzer mixes
+// with arbitrary bodies, queries and headers.
+var fuzzRoutes = []struct{ method, path string }{
+	{http.MethodPost, "/transact/check"},
+	{http.MethodPost, "/transact/cash"},
+	{http.MethodGet, "/transactions?"},
+	{http.MethodPost, "/ledger/debit"},
+	{http.MethodPost, "/ledger/credit"},
+	{http.MethodPost, "/ledger/void"},
+	{http.MethodGet, "/ledger/transactions?"},
+	{http.MethodPost, "/vault/withdraw"},
+	{http.MethodPost, "/vault/void"},
+}
+
+// FuzzRequests sends malformed requests to the real handlers: they answer
+// (never panic, never a 500), and bad input gets a 4xx.
+func FuzzRequests(f *testing.F) {
+	for i := range fuzzRoutes {
+		f.Add(uint8(i), []byte(`{"account":"acct-1","amount":100,"idempotency_key":"k"}`), "account=acct-1&pages=2", "0")
+		f.Add(uint8(i), []byte(`{"account":`), "pages=-1", "x")
+		f.Add(uint8(i), []byte(`{"amount":1e309,"account":"acct-999999"}`), "page=99999999999999999999", "-5")
+		f.Add(uint8(i), []byte(`[]`), "account=%zz", "")
+	}
+	l, v := NewLedger(50, 1_000_000), NewVault(1_000_000_000)
+	lmux, vmux := http.NewServeMux(), http.NewServeMux()
+	(&LedgerAPI{Ledger: l}).Register(lmux)
+	(&VaultAPI{Vault: v}).Register(vmux)
+	lts, vts := httptest.NewServer(lmux), httptest.NewServer(vmux)
+	f.Cleanup(lts.Close)
+	f.Cleanup(vts.Close)
+	lc, _ := platform.NewClient("ledger", []string{strings.TrimPrefix(lts.URL, "http://")}, 2*time.Second)
+	vc, _ := platform.NewClient("vault", []string{strings.TrimPrefix(vts.URL, "http://")}, 2*time.Second)
+	f.Cleanup(lc.Close)
+	f.Cleanup(vc.Close)
+	bank := http.NewServeMux()
+	NewBank(DefaultBankConfig(), lc, vc, platform.NewMetrics(), nil).Register(bank)
+	handlers := map[string]http.Handler{"/transact": bank, "/transactions": bank, "/ledger": lmux, "/vault": vmux}
+
+	f.Fuzz(func(t *testing.T, route uint8, body []byte, query, deadline string) {
+		r := fuzzRoutes[int(route)%len(fuzzRoutes)]
+		target := r.path + query
+		if !strings.HasSuffix(r.path, "?") {
+			target = r.path
+		}
+		req, err := http.NewRequest(r.method, "http://bank"+target, bytes.NewReader(body))
+		if err != nil {
+			return // not a request a client could send
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(platform.HeaderDeadline, deadline)
+		var h http.Handler
+		for prefix, hh := range handlers {
+			if strings.HasPrefix(r.path, prefix) {
+				h = hh
+			}
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code == http.StatusInternalServerError {
+			t.Fatalf("%s %s with %q: 500 %s", r.method, target, body, rec.Body)
+		}
+		if rec.Code == 0 {
+			t.Fatalf("%s %s: no answer", r.method, target)
+		}
+	})
+}
