@@ -36,6 +36,12 @@ var bankABs = []bankAB{
 		off:      []string{"bank.outlier=off"},
 		breached: "success-after-ejection",
 	},
+	{
+		scenario: "http-slow-withdraw",
+		short:    []string{"workload.duration=25s", "faults.slow-withdraw.start=8s", "faults.slow-withdraw.duration=10s"},
+		off:      []string{"bank.bulkheads=off"},
+		breached: "check-p99-isolated",
+	},
 }
 
 // TestBankScenariosAB runs the bank's isolation, cache and outlier scenarios
