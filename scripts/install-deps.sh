@@ -2,7 +2,7 @@
 # Installs the Debian packages the tests use (as root, or through sudo).
 # Go modules, xk6 and k6 are fetched and built by the Go toolchain itself.
 set -euo pipefail
-pkgs=(redis-server chromium libxml2-utils)
+pkgs=(redis-server chromium libxml2-utils fonts-dejavu-core)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
