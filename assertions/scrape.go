@@ -11,7 +11,9 @@ import (
 // Selectors "scrape:NAME{label:value,…}" read the targets' /metrics
 // readings (record.Scrapes, once a second per instance). The tag
 // "instance" matches the instance (ledger.1), "service" its service
-// (ledger); every other tag matches a Prometheus label.
+// (ledger); every other tag matches a Prometheus label. A value "@PROXY"
+// stands for the address of that Toxiproxy proxy in the run
+// (host:@bank->ledger.1), as clients label hosts by the address they dial.
 //
 // A name ending in _total, _count, _sum or _bucket is a counter:
 //
@@ -77,7 +79,36 @@ func scrapeMatches(m Metric, instance string, labels map[string]string) bool {
 	return true
 }
 
+// resolveProxyRefs replaces tag values "@PROXY" (a Toxiproxy proxy name such
+// as @bank->ledger.1) with the address that proxy listened on in this run,
+// as clients label their per-host series with the address they dial.
+func resolveProxyRefs(run *record.Run, m Metric) (Metric, error) {
+	out := m
+	out.Filters = append([]TagFilter(nil), m.Filters...)
+	for i, f := range out.Filters {
+		name, ok := strings.CutPrefix(f.Value, "@")
+		if !ok {
+			continue
+		}
+		addr := ""
+		for _, si := range run.Topology {
+			if a, ok := si.Proxies[name]; ok {
+				addr = a
+			}
+		}
+		if addr == "" {
+			return m, fmt.Errorf("%s: no proxy %q in this run's topology", m, name)
+		}
+		out.Filters[i].Value = addr
+	}
+	return out, nil
+}
+
 func aggregateScrapes(run *record.Run, m Metric, rng Range, agg Agg) (result, error) {
+	m, err := resolveProxyRefs(run, m)
+	if err != nil {
+		return result{}, err
+	}
 	series := map[string]*scrapeSeries{}
 	var readings int64
 	for _, sc := range run.Scrapes {

@@ -34,6 +34,9 @@ func scrapeRun() *record.Run {
 				"inflight{bulkhead=vault}":  float64(i),
 			}})
 	}
+	run.Topology = []record.ServiceInfo{{Name: "toxiproxy", Proxies: map[string]string{"bank->ledger.1": "127.0.0.1:4001"}}}
+	run.Scrapes[0].Values["client_total{host=127.0.0.1:4001}"] = 5
+	run.Scrapes[8].Values["client_total{host=127.0.0.1:4001}"] = 25
 	run.EndChecks = []record.EndCheck{{Name: "money", Service: "bank", OK: true}, {Name: "keys", Service: "bank", OK: false}}
 	return run
 }
@@ -56,6 +59,8 @@ func TestScrapeAndEndCheckAggregations(t *testing.T) {
 		{"gauge avg", "scrape:inflight", "during bad", "avg > 0", 5.5, ""},
 		{"gauge has no rate", "scrape:inflight", "whole", "rate > 0", 0, "not defined for inflight"},
 		{"nothing matches", "scrape:reqs_total{host:ledger.9}", "whole", "sum > 0", 0, "no /metrics readings"},
+		{"proxy reference", "scrape:client_total{host:@bank->ledger.1}", "whole", "sum > 0", 25, ""},
+		{"unknown proxy reference", "scrape:client_total{host:@bank->vault}", "whole", "sum > 0", 0, `no proxy "bank->vault"`},
 		{"end checks failed", "end_check_failures", "whole", "count == 0", 1, ""},
 		{"one end check", "end_check_failures{check:money}", "whole", "count == 0", 0, ""},
 		{"unknown end check", "end_check_failures{check:nope}", "whole", "count == 0", 0, "no end-of-run check"},

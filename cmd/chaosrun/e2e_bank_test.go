@@ -37,6 +37,12 @@ var bankABs = []bankAB{
 		breached: "success-after-ejection",
 	},
 	{
+		scenario: "bank-outlier-pause",
+		short:    []string{"workload.duration=25s", "faults.paused-replica.start=6s", "faults.paused-replica.duration=14s"},
+		off:      []string{"bank.outlier=off"},
+		breached: "paused-replica-share",
+	},
+	{
 		scenario: "http-slow-withdraw",
 		short:    []string{"workload.duration=25s", "faults.slow-withdraw.start=8s", "faults.slow-withdraw.duration=10s"},
 		off:      []string{"bank.bulkheads=off"},
