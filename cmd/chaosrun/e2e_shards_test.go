@@ -24,8 +24,9 @@ func countsByAPI(r *record.Run) map[string]float64 {
 }
 
 // TestLoadShardsMergeExactly runs the same load as one k6 process and as two
-// (k6 execution segments): the merged counts are exactly equal and the
-// verdicts the same.
+// (k6 execution segments): the merged counts are equal (to the iteration
+// that may land on the end) and the verdicts the same. The merge itself is
+// exact: see workloads/stream's TestMergeWindowsIsExact.
 func TestLoadShardsMergeExactly(t *testing.T) {
 	skipShort(t)
 	var counts []map[string]float64
@@ -43,8 +44,10 @@ func TestLoadShardsMergeExactly(t *testing.T) {
 	if len(counts[0]) == 0 {
 		t.Fatal("no http_reqs in the record")
 	}
+	// Constant-arrival-rate sends rate × duration iterations, plus one when
+	// an arrival falls exactly on the end; the rest must match exactly.
 	for api, n := range counts[0] {
-		if counts[1][api] != n {
+		if d := counts[1][api] - n; d < -1 || d > 1 {
 			t.Errorf("%s: %v requests with one shard, %v with two", api, n, counts[1][api])
 		}
 	}
