@@ -21,7 +21,7 @@ type testShard struct {
 	delay atomic.Int64 // ns added to every read
 }
 
-func newTestShards(t *testing.T, n int, c Capacity) []*testShard {
+func newTestShards(t testing.TB, n int, c Capacity) []*testShard {
 	t.Helper()
 	var out []*testShard
 	for range n {
@@ -49,7 +49,7 @@ func serverConfig() platform.ServerConfig {
 	return c.ServerConfig()
 }
 
-func newTestDispatcher(t *testing.T, cfg DispatcherConfig, shards []*testShard) (*Dispatcher, http.Handler) {
+func newTestDispatcher(t testing.TB, cfg DispatcherConfig, shards []*testShard) (*Dispatcher, http.Handler) {
 	t.Helper()
 	var addrs []string
 	for _, s := range shards {
