@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/guard"
+	"github.com/chaosrun/chaosrun/internal/testenv"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 	"github.com/chaosrun/chaosrun/workloads/k6run"
 )
@@ -33,7 +34,7 @@ func TestK6HonoursTheGuard(t *testing.T) {
 		var n atomic.Int64
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
-			t.Skipf("cannot listen on %s: %v", addr, err)
+			testenv.Unavailable(t, "cannot listen on %s: %v", addr, err)
 		}
 		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { n.Add(1) })}
 		go srv.Serve(ln)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chaosrun/chaosrun/internal/testenv"
 	"github.com/chaosrun/chaosrun/record"
 )
 
@@ -58,14 +59,7 @@ func TestJUnitGolden(t *testing.T) {
 // (env CI=true) when it is missing and skips elsewhere.
 func needTool(t *testing.T, name, pkg string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not found; CI installs it (Debian package %s)", name, pkg)
-		}
-		t.Skipf("%s not found (Debian package %s); CI=true makes this a failure", name, pkg)
-	}
-	return p
+	return testenv.Tool(t, name, pkg)
 }
 
 // validateJUnit checks b against testdata/junit.xsd with xmllint.

@@ -269,11 +269,11 @@ func ScrapeCharts(r *record.Run) []Chart {
 }
 
 // trafficShare is each host's share of a client's requests per second, from
-// platform_client_requests_total{host=...}.
+// platform_client_host_requests_total{host=...}.
 func trafficShare(r *record.Run) map[string][]Point {
 	rates := scrapeLines(r, func(k ScrapeKey) (string, bool, bool) {
 		_, host := k.Labels["host"]
-		return labelText(k.Labels, "code", "status", "result"), true, k.Name == "platform_client_requests_total" && host
+		return labelText(k.Labels, "code", "status", "result"), true, k.Name == "platform_client_host_requests_total" && host
 	})
 	// Sum per (instance, x) over hosts, keyed by the line name without host.
 	type slot struct {

@@ -67,11 +67,11 @@ func TestScrapeCharts(t *testing.T) {
 	}
 	for i := range 3 {
 		r.Scrapes = append(r.Scrapes, record.Scrape{Time: t0.Add(time.Duration(i) * time.Second), Instance: "bank", Values: map[string]float64{
-			"platform_rejected_total{reason=queue-timeout}":     float64(10 * i),
-			"platform_bulkhead_inflight{bulkhead=vault}":        float64(i),
-			"platform_client_requests_total{dep=vault,host=h1}": float64(30 * i),
-			"platform_client_requests_total{dep=vault,host=h2}": float64(10 * i),
-			"platform_client_ejections_total{dep=vault}":        float64(i / 2),
+			"platform_rejected_total{reason=queue-timeout}":                 float64(10 * i),
+			"platform_bulkhead_inflight{bulkhead=vault}":                    float64(i),
+			"platform_client_host_requests_total{dependency=vault,host=h1}": float64(30 * i),
+			"platform_client_host_requests_total{dependency=vault,host=h2}": float64(10 * i),
+			"platform_client_ejections_total{dependency=vault}":             float64(i / 2),
 		}})
 	}
 	got := map[string][]Line{}
@@ -81,8 +81,8 @@ func TestScrapeCharts(t *testing.T) {
 	want := map[string][]Line{
 		"Server rejections by reason": {{"bank reason=queue-timeout", []Point{{1, 10}, {2, 10}}}},
 		"Bulkhead in flight":          {{"bank bulkhead=vault", []Point{{0, 0}, {1, 1}, {2, 2}}}},
-		"Client ejections":            {{"bank ejections_total dep=vault", []Point{{1, 0}, {2, 1}}}},
-		"Traffic share per host":      {{"bank dep=vault,host=h1", []Point{{1, 0.75}, {2, 0.75}}}, {"bank dep=vault,host=h2", []Point{{1, 0.25}, {2, 0.25}}}},
+		"Client ejections":            {{"bank ejections_total dependency=vault", []Point{{1, 0}, {2, 1}}}},
+		"Traffic share per host":      {{"bank dependency=vault,host=h1", []Point{{1, 0.75}, {2, 0.75}}}, {"bank dependency=vault,host=h2", []Point{{1, 0.25}, {2, 0.25}}}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("charts:\n got %v\nwant %v", got, want)

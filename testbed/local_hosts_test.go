@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"net"
-	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/chaosrun/chaosrun/faults"
+	"github.com/chaosrun/chaosrun/internal/testenv"
 	"github.com/chaosrun/chaosrun/scenario"
 )
 
@@ -31,9 +31,7 @@ func ping(addr string) bool {
 // TestLocalPauseFreezesTheProcess pauses a real redis-server started as a
 // command: it stops answering, then answers again after unpause.
 func TestLocalPauseFreezesTheProcess(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("skipped: redis-server is not installed (scripts/install-deps.sh installs it)")
-	}
+	testenv.Tool(t, "redis-server", "redis-server")
 	l := &Local{LogDir: t.TempDir()}
 	svc := &scenario.Service{Command: []string{"redis-server", "--port", "{port}", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"}}
 	p, err := l.startService(context.Background(), "cache", svc, nil)

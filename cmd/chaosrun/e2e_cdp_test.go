@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chaosrun/chaosrun/internal/testenv"
 )
 
 // A minimal Chrome DevTools Protocol client: headless Chromium with
@@ -36,13 +38,7 @@ type browser struct {
 // Outside CI a missing chromium skips the test; with CI=true it fails.
 func startBrowser(t *testing.T) *browser {
 	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium not found; CI installs it (Debian package chromium)")
-		}
-		t.Skip("chromium not found (Debian package chromium); CI=true makes this a failure")
-	}
+	path := testenv.Tool(t, "chromium", "chromium")
 	dir := t.TempDir()
 	cmd := exec.Command(path, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
 		"--remote-debugging-port=0", "--remote-allow-origins=*", "--window-size=1400,1000",

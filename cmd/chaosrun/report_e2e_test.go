@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chaosrun/chaosrun/internal/testenv"
 )
 
 // shortScenario is bank-slow-vault cut to 12 s of load with the vault slowed
@@ -73,7 +75,8 @@ func TestRunFolderCombinedReport(t *testing.T) {
 	if n := strings.Count(string(page), "<svg"); n < 4 {
 		t.Errorf("combo-a/report.html has %d plots, want at least 4 (latency per API, rate, rejections)", n)
 	}
-	if xmllint, err := exec.LookPath("xmllint"); err == nil {
+	{
+		xmllint := testenv.Tool(t, "xmllint", "libxml2-utils")
 		out, err := exec.Command(xmllint, "--noout", "--schema", filepath.Join(repoRoot(t), "report", "testdata", "junit.xsd"),
 			filepath.Join(res.outDir, "junit.xml")).CombinedOutput()
 		if err != nil {

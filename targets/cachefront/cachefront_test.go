@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaosrun/chaosrun/internal/testenv"
 	"github.com/chaosrun/chaosrun/targets/platform"
 )
 
@@ -19,10 +20,7 @@ import (
 // (scripts/install-deps.sh installs it; CI has it).
 func redisServer(t *testing.T) string {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("skipped: redis-server is not installed (scripts/install-deps.sh installs it)")
-	}
+	bin := testenv.Tool(t, "redis-server", "redis-server")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -7,11 +7,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/chaosrun/chaosrun/internal/testenv"
 )
 
 // startRedis runs Debian's redis-server on a free loopback port for the test
@@ -19,14 +20,7 @@ import (
 // (CI=true) and is skipped elsewhere, saying why.
 func startRedis(t *testing.T) string {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		msg := "redis-server not found on PATH (Debian package redis-server): the Redis quota tests need a real Redis"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	bin := testenv.Tool(t, "redis-server", "redis-server")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
