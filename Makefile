@@ -4,7 +4,7 @@ PKG_TIMEOUT ?= 40m
 
 FUZZTIME ?= 30s
 
-.PHONY: test lint lint-workflows test-main test-ext fuzz
+.PHONY: test lint lint-workflows test-main test-ext fuzz reliability
 
 test: lint lint-workflows test-main test-ext fuzz
 
@@ -18,6 +18,12 @@ lint:
 # must not share the two cores with another package's load.
 test-main:
 	$(GO) test -p 1 -count=1 -timeout $(PKG_TIMEOUT) ./...
+
+# The reliability group alone (make test runs it too): every way a run can
+# break — a dead k6, target or Toxiproxy, a hung child, signals, SIGKILL then
+# clean, floods — and what must follow.
+reliability:
+	$(GO) test -p 1 -count=1 -timeout $(PKG_TIMEOUT) -run '^TestReliability' ./cmd/chaosrun
 
 test-ext:
 	cd xk6-resilience && $(GO) test -count=1 -timeout $(PKG_TIMEOUT) ./...

@@ -34,11 +34,11 @@ func rssKiB(t *testing.T, pid int) int64 {
 	return 0
 }
 
-// TestTargetMemoryBoundedUnderFlood floods a real ledger process with
+// TestReliabilityTargetMemoryBoundedUnderFlood floods a real ledger process with
 // requests from ever new made-up callers and accounts, above its capacity,
 // and samples its RSS: bounded queues and bounded per-caller state keep it
 // flat after warm-up.
-func TestTargetMemoryBoundedUnderFlood(t *testing.T) {
+func TestReliabilityTargetMemoryBoundedUnderFlood(t *testing.T) {
 	skipShort(t)
 	cmd := exec.Command(chaosrunBinary(t), "serve", "ledger", "--listen", "127.0.0.1:0",
 		"--workers", "4", "--service-time", "2ms", "--quota-default", "5", "--queue-length", "256")

@@ -99,9 +99,9 @@ func TestDockerBringYourOwnRedisAB(t *testing.T) {
 	dockerRun(t, cli, exitBreach, append(append(short, "--set", "front.cache-timeout=0s"), "scenarios/cache-slow-redis.yaml")...)
 }
 
-// TestDockerInterruptAndKill: Ctrl-C tears the containers down; SIGKILL
+// TestReliabilityDockerInterruptAndKill: Ctrl-C tears the containers down; SIGKILL
 // cannot, and `chaosrun clean` removes what it left.
-func TestDockerInterruptAndKill(t *testing.T) {
+func TestReliabilityDockerInterruptAndKill(t *testing.T) {
 	skipShort(t)
 	cli := requireDockerEngine(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {

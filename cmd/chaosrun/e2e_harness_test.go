@@ -81,16 +81,18 @@ func alive(pid int) bool {
 	return err == nil
 }
 
-// TestHarnessSurvivesItsParts kills a part of the run mid-way and checks the
+// TestReliabilityHarnessSurvivesItsParts kills a part of the run mid-way and checks the
 // outcome: a clear message, a non-zero exit, a record marked incomplete, and
 // nothing left running or listening.
-func TestHarnessSurvivesItsParts(t *testing.T) {
+func TestReliabilityHarnessSurvivesItsParts(t *testing.T) {
 	skipShort(t)
 	cases := []struct {
 		name string
-		// victim is a command-line substring of the child to SIGKILL; empty
-		// means the harness itself gets signal (or nothing, for the limit).
+		// victim is a command-line substring of the child to strike with
+		// strike (SIGKILL if nil); empty means the harness itself gets
+		// signal (or nothing, for the limit).
 		victim   string
+		strike   syscall.Signal
 		signal   os.Signal
 		extra    []string
 		wantCode int
@@ -101,6 +103,9 @@ func TestHarnessSurvivesItsParts(t *testing.T) {
 		{name: "toxiproxy dies", victim: "serve toxiproxy", wantCode: exitRunError, wantMsg: "toxiproxy (pid"},
 		{name: "SIGTERM", signal: syscall.SIGTERM, wantCode: exitInterrupted, wantMsg: "interrupted"},
 		{name: "wall-clock limit", extra: []string{"--timeout", "12s"}, wantCode: exitRunError, wantMsg: "wall-clock limit of 12s"},
+		// A stopped k6 ignores SIGTERM and never ends by itself: the limit
+		// must still end the run (SIGKILL acts on a stopped process).
+		{name: "k6 stops answering", victim: " run --quiet", strike: syscall.SIGSTOP, extra: []string{"--timeout", "14s"}, wantCode: exitRunError, wantMsg: "wall-clock limit of 14s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -113,7 +118,11 @@ func TestHarnessSurvivesItsParts(t *testing.T) {
 			switch {
 			case tc.victim != "":
 				victim := waitForChild(t, bg.cmd.Process.Pid, tc.victim, time.Second)
-				if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+				sig := tc.strike
+				if sig == 0 {
+					sig = syscall.SIGKILL
+				}
+				if err := syscall.Kill(victim, sig); err != nil {
 					t.Fatal(err)
 				}
 			case tc.signal != nil:
@@ -143,9 +152,9 @@ func TestHarnessSurvivesItsParts(t *testing.T) {
 	}
 }
 
-// TestUnwritableOutDir: a run whose out dir cannot be created stops before
+// TestReliabilityUnwritableOutDir: a run whose out dir cannot be created stops before
 // it starts anything, with a message naming the folder.
-func TestUnwritableOutDir(t *testing.T) {
+func TestReliabilityUnwritableOutDir(t *testing.T) {
 	skipShort(t)
 	file := filepath.Join(t.TempDir(), "a-file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -161,9 +170,9 @@ func TestUnwritableOutDir(t *testing.T) {
 	}
 }
 
-// TestKilledHarnessLeavesNothing SIGKILLs chaosrun itself: its children die
+// TestReliabilityKilledHarnessLeavesNothing SIGKILLs chaosrun itself: its children die
 // with it (the kernel's parent-death signal), so nothing is left.
-func TestKilledHarnessLeavesNothing(t *testing.T) {
+func TestReliabilityKilledHarnessLeavesNothing(t *testing.T) {
 	skipShort(t)
 	outDir := t.TempDir()
 	bg := startChaosrun(t, append(append([]string{"run", "--quiet", "--out-dir", outDir}, shortRun...), "scenarios/bank-slow-vault.yaml")...)

@@ -53,8 +53,8 @@ func TestLoadShardsMergeExactly(t *testing.T) {
 	}
 }
 
-// TestKilledShardFailsTheRun: a run never passes on part of its load.
-func TestKilledShardFailsTheRun(t *testing.T) {
+// TestReliabilityKilledShardFailsTheRun: a run never passes on part of its load.
+func TestReliabilityKilledShardFailsTheRun(t *testing.T) {
 	skipShort(t)
 	outDir := t.TempDir()
 	bg := startChaosrun(t, append(append([]string{"run", "--quiet", "--load-shards", "2", "--out-dir", outDir}, shortRun...), "scenarios/bank-slow-vault.yaml")...)

@@ -182,7 +182,7 @@ func TestSlowVaultBulkheadsAB(t *testing.T) {
 	}
 }
 
-func TestInterruptedRunCleansUp(t *testing.T) {
+func TestReliabilityInterruptedRunCleansUp(t *testing.T) {
 	skipShort(t)
 	outDir := t.TempDir()
 	bg := startChaosrun(t, "run", "--quiet", "--out-dir", outDir, "scenarios/bank-slow-vault.yaml")

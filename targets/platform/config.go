@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -92,7 +93,10 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.Float64Var(&c.QuotaDefault, "quota-default", c.QuotaDefault, "requests/s allowed to a caller without its own --quota (0: unlimited)")
 	fs.Var(c.Quota, "quota", "a caller's rate quota CALLER=REQUESTS_PER_SECOND (repeatable; 0: unlimited)")
 	fs.StringVar(&c.QuotaRedis, "quota-redis", c.QuotaRedis, "Redis host:port counting quotas across replicas (empty: count locally)")
-	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "bearer token required on /admin/ endpoints (empty: none)")
+	if c.AdminToken == "" {
+		c.AdminToken = os.Getenv(AdminTokenEnv)
+	}
+	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "bearer token required on /admin/ endpoints (default $"+AdminTokenEnv+"; required when --listen is not loopback)")
 }
 
 // OnOff is a bool flag spelled on|off.
@@ -139,6 +143,9 @@ func (q *queueModeFlag) Set(s string) error {
 // Validate checks the common values and that the dependencies named are exactly
 // the ones required (none missing, none unknown).
 func (c *Config) Validate(required ...string) error {
+	if c.AdminToken == "" && !loopbackListen(c.Listen) {
+		return fmt.Errorf("--listen %s: off loopback the admin endpoints need a token: set --admin-token or $%s", c.Listen, AdminTokenEnv)
+	}
 	if c.Workers < 1 {
 		return fmt.Errorf("--workers %d: must be at least 1", c.Workers)
 	}
@@ -240,4 +247,21 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// AdminTokenEnv is the environment variable that gives the admin token when
+// --admin-token is not set.
+const AdminTokenEnv = "CHAOSRUN_TOKEN"
+
+// loopbackListen reports whether a listen address binds loopback only.
+func loopbackListen(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

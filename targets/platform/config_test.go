@@ -114,6 +114,10 @@ func TestValidate(t *testing.T) {
 		{"negative watermark", func(c *Config) { c.BackpressureWatermark = -2 }, nil, "--backpressure-watermark -2"},
 		{"negative default quota", func(c *Config) { c.QuotaDefault = -1 }, nil, "quota default: rate -1"},
 		{"bad redis address", func(c *Config) { c.QuotaRedis = "localhost" }, nil, `--quota-redis "localhost": want HOST:PORT`},
+		{"off loopback without token", func(c *Config) { c.Listen = "0.0.0.0:8080" }, nil, "--listen 0.0.0.0:8080: off loopback the admin endpoints need a token"},
+		{"off loopback with token", func(c *Config) { c.Listen, c.AdminToken = "0.0.0.0:8080", "t" }, nil, ""},
+		{"ipv6 loopback", func(c *Config) { c.Listen = "[::1]:0" }, nil, ""},
+		{"localhost", func(c *Config) { c.Listen = "localhost:0" }, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

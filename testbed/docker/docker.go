@@ -24,6 +24,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/targets/platform"
 	"github.com/chaosrun/chaosrun/testbed"
 )
 
@@ -200,7 +201,7 @@ func (t *Testbed) Up(ctx context.Context, sc *scenario.Scenario) (topo *testbed.
 		var wg sync.WaitGroup
 		for i := range replicas {
 			wg.Go(func() {
-				boxes[i], errs[i] = t.run(ctx, t.serviceSpec(sc, name, i, deps))
+				boxes[i], errs[i] = t.run(ctx, t.serviceSpec(sc, name, i, deps, token))
 			})
 		}
 		wg.Wait()
@@ -229,8 +230,9 @@ type spec struct {
 }
 
 // serviceSpec is replica i of a service: a built-in target served by the
-// chaosrun image, or the user's own image.
-func (t *Testbed) serviceSpec(sc *scenario.Scenario, name string, i int, deps map[string][]string) spec {
+// chaosrun image (its admin endpoints guarded by the run's token, since it
+// listens on every interface of its container), or the user's own image.
+func (t *Testbed) serviceSpec(sc *scenario.Scenario, name string, i int, deps map[string][]string, token string) spec {
 	svc := sc.Services[name]
 	s := spec{name: sc.InstanceName(name, i), health: svc.Health, port: servicePort(svc)}
 	if s.health == "" {
@@ -239,6 +241,7 @@ func (t *Testbed) serviceSpec(sc *scenario.Scenario, name string, i int, deps ma
 	if svc.Image == "" {
 		s.image = t.Image
 		s.cmd = serveArgs(svc, deps)
+		s.env = map[string]string{platform.AdminTokenEnv: token}
 		return s
 	}
 	// The user's own image keeps its command; it learns its dependencies

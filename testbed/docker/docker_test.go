@@ -38,7 +38,7 @@ func TestOwnImageSpec(t *testing.T) {
 		"cache": {Image: "my-cache:dev", Port: 6379, Health: "tcp", Config: map[string]string{"max-memory": "64mb"}},
 	}}
 	tb := &Testbed{Image: "chaosrun-local:abc"}
-	s := tb.serviceSpec(sc, "cache", 0, map[string][]string{"store": {"toxiproxy:20000"}})
+	s := tb.serviceSpec(sc, "cache", 0, map[string][]string{"store": {"toxiproxy:20000"}}, "tok")
 	if s.image != "my-cache:dev" || s.port != 6379 || s.health != "tcp" || s.cmd != nil {
 		t.Errorf("spec = %+v: want the user's image, its port and health, and its own command", s)
 	}
