@@ -96,6 +96,7 @@ func TestBankScenariosAB(t *testing.T) {
 				} else {
 					t.Logf("end check: %s", r.EndChecks[0].Detail)
 				}
+				assertNoDataLost(t, r)
 				assertNothingLeft(t, r)
 			})
 		}

@@ -77,6 +77,11 @@ func dockerRun(t *testing.T, cli *client.Client, wantCode int, args ...string) {
 		t.Errorf("record says testbed %q, want docker", r.Testbed)
 	}
 	t.Logf("%s: exit %d, stack start-up %s, teardown %s", name, wantCode, r.Timings.Startup, r.Timings.Teardown)
+	// The claim is ≤ 10 s with images present (measured 2–4 s): a wide
+	// margin, so a slow machine does not fail it, a regression does.
+	if startup := time.Duration(r.Timings.Startup); strings.HasPrefix(name, "bank-") && (startup <= 0 || startup > 10*time.Second) {
+		t.Errorf("%s: stack start-up %s, want recorded and at most 10s", name, r.Timings.Startup)
+	}
 }
 
 // TestDockerSlowVaultAB: the bank scenario passes on containers with its

@@ -18,6 +18,9 @@ type platformAB struct {
 	short    []string // --set overrides that shorten the run for CI
 	off      []string // --set overrides that switch the protection off
 	breached string   // an assertion that must fail with the protection off
+	// offBelow bounds what the breached assertion observes with the
+	// protection off, where the claim is stronger than a breach.
+	offBelow float64
 }
 
 var platformABs = []platformAB{
@@ -26,6 +29,7 @@ var platformABs = []platformAB{
 		short:    []string{"workload.duration=20s"},
 		off:      []string{"ledger.queue=fifo"},
 		breached: "goodput-near-capacity",
+		offBelow: 50, // FIFO: goodput under 50% of the ~100/s capacity
 	},
 	{
 		scenario: "bank-quota",
@@ -97,10 +101,15 @@ func TestPlatformScenariosAB(t *testing.T) {
 					if !strings.Contains(res.stderr, sc.breached) {
 						t.Errorf("breach message does not name %s:\n%s", sc.breached, res.stderr)
 					}
-					if v, ok := findVerdict(r, sc.breached); !ok || v.Pass {
+					v, ok := findVerdict(r, sc.breached)
+					if !ok || v.Pass {
 						t.Errorf("protection off, yet assertion %s did not fail (found %v)", sc.breached, ok)
 					}
+					if sc.offBelow > 0 && v.Observed >= sc.offBelow {
+						t.Errorf("protection off: %s observed %g, want below %g", sc.breached, v.Observed, sc.offBelow)
+					}
 				}
+				assertNoDataLost(t, r)
 				assertNothingLeft(t, r)
 			})
 		}

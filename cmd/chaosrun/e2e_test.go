@@ -97,6 +97,18 @@ func readRecord(t *testing.T, path string) *record.Run {
 	return &r
 }
 
+// assertNoDataLost checks that every service's end check (money conserved,
+// nothing applied twice) held, whichever arm ran: a protection switched off
+// may cost latency or errors, never money.
+func assertNoDataLost(t *testing.T, r *record.Run) {
+	t.Helper()
+	for _, c := range r.EndChecks {
+		if !c.OK {
+			t.Errorf("end check %s on %s failed: %s %s", c.Name, c.Service, c.Detail, c.Error)
+		}
+	}
+}
+
 // assertNothingLeft checks that no process of the run is alive and none of
 // its addresses (services, Toxiproxy, proxies) accepts connections.
 func assertNothingLeft(t *testing.T, r *record.Run) {
@@ -177,6 +189,7 @@ func TestSlowVaultBulkheadsAB(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(res.outDir, "bank-slow-vault", "summary.md")); err != nil {
 				t.Error(err)
 			}
+			assertNoDataLost(t, r)
 			assertNothingLeft(t, r)
 		})
 	}
