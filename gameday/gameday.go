@@ -72,6 +72,7 @@ type gameDay struct {
 	token string
 	meta  Meta
 	live  *live
+	tgts  *targetSeries
 	ctl   *control
 	stop  *stopConditions
 	hub   *hub
@@ -174,7 +175,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	if h, ok := o.Testbed.(interface{ Hosts() faults.HostAPI }); ok {
 		fenv.HostsAPI = h.Hosts()
 	}
-	g := &gameDay{o: o, sc: sc, token: o.Token, live: newLive(o.Slide), ctl: newControl(sc, fenv),
+	g := &gameDay{o: o, sc: sc, token: o.Token, live: newLive(o.Slide), tgts: newTargetSeries(), ctl: newControl(sc, fenv),
 		stop: newStopConditions(o.Guards, o.Grace), hub: newHub(), stopCh: make(chan struct{}), kickCh: make(chan struct{}, 1)}
 	g.ctl.onApply = g.live.freeze
 	g.meta = newMeta(sc, topo, o)
@@ -237,6 +238,17 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	}
 	g.start = rec.Start
 	g.live.setStart(rec.Start)
+	g.tgts.setStart(rec.Start)
+	// The targets' /metrics, once a second: live sheds and ejections, and
+	// the record's scrapes for the report.
+	scr := runner.NewScraper(g.tgts.add)
+	scrapeCtx, stopScrape := context.WithCancel(ctx)
+	scrapeDone := make(chan struct{})
+	go func() {
+		defer close(scrapeDone)
+		scr.Run(scrapeCtx, topo.Instances, time.Second)
+	}()
+	defer func() { stopScrape(); <-scrapeDone }()
 
 	// The page.
 	var lc net.ListenConfig
@@ -333,6 +345,9 @@ loop:
 	recv.Close()
 	sum := recv.Summary()
 	rec.Windows = trimToRange(sum.Windows, rec.Start, rec.End)
+	stopScrape()
+	<-scrapeDone
+	rec.Scrapes, _ = scr.Results()
 	rec.Faults = g.ctl.Events()
 	rec.Timings.Load = record.Duration(rec.End.Sub(rec.Start))
 	rec.Planned = record.Duration(rec.End.Sub(rec.Start))
@@ -441,7 +456,7 @@ func (g *gameDay) publish(ctx context.Context) {
 		g.stop.check(ctx, now, slos, g.ctl)
 	}
 	s := Snapshot{Time: now, Elapsed: now.Sub(g.start).Seconds(), Stopping: g.stopping(), SLOs: slos,
-		Points: g.live.points(180), Faults: g.ctl.List(), Timeline: g.ctl.Timeline(), Spans: spans(g.ctl.Events(), g.start)}
+		Points: g.points(180), Faults: g.ctl.List(), Timeline: g.ctl.Timeline(), Spans: spans(g.ctl.Events(), g.start)}
 	b, err := json.Marshal(s)
 	if err != nil {
 		return
@@ -546,4 +561,12 @@ func writeTimeline(path string, tl []Entry) error {
 		return fmt.Errorf("timeline: %w", err)
 	}
 	return nil
+}
+
+// points are the plots' data: k6's windows with the targets' sheds and
+// ejections of the same seconds.
+func (g *gameDay) points(max int) []Point {
+	pts := g.live.points(max)
+	g.tgts.fill(pts)
+	return pts
 }

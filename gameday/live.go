@@ -32,6 +32,10 @@ type Point struct {
 	P99    float64 `json:"p99"`
 	Rate   float64 `json:"rate"`
 	Errors float64 `json:"errors"`
+	// Sheds are the targets' refusals in this second by reason, from their
+	// /metrics; Ejected is the replicas their smart clients have ejected.
+	Sheds   map[string]float64 `json:"sheds,omitempty"`
+	Ejected float64            `json:"ejected"`
 }
 
 // SLO is the live state of one assertion check.

@@ -183,10 +183,10 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 		return rec, err
 	}
 
-	scr := newScraper()
+	scr := NewScraper(nil)
 	scrapeCtx, stopScrape := context.WithCancel(context.Background())
 	var bg sync.WaitGroup
-	bg.Go(func() { scr.run(scrapeCtx, topo.Instances, time.Second) })
+	bg.Go(func() { scr.Run(scrapeCtx, topo.Instances, time.Second) })
 
 	active := newActiveSet()
 	var events []record.FaultEvent
@@ -260,7 +260,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 			fail(fmt.Errorf("fault %s could not be %s: %s", ev.Fault, "applied", ev.Error))
 		}
 	}
-	rec.Scrapes, _ = scr.results()
+	rec.Scrapes, _ = scr.Results()
 	if len(sc.EndChecks) > 0 && !rec.Incomplete {
 		rec.EndChecks = runEndChecks(context.Background(), sc, topo)
 	}

@@ -17,20 +17,24 @@ import (
 	"github.com/chaosrun/chaosrun/testbed"
 )
 
-// scraper reads every instance's /metrics once a second.
-type scraper struct {
-	client *http.Client
-	mu     sync.Mutex
-	out    []record.Scrape
-	errs   map[string]int
+// Scraper reads every instance's /metrics once a second and keeps what it
+// read for the run record.
+type Scraper struct {
+	client   *http.Client
+	onScrape func(record.Scrape)
+	mu       sync.Mutex
+	out      []record.Scrape
+	errs     map[string]int
 }
 
-func newScraper() *scraper {
-	return &scraper{client: &http.Client{Timeout: 800 * time.Millisecond}, errs: map[string]int{}}
+// NewScraper returns a scraper; onScrape, if not nil, sees every reading as
+// it arrives (game days plot them live).
+func NewScraper(onScrape func(record.Scrape)) *Scraper {
+	return &Scraper{client: &http.Client{Timeout: 800 * time.Millisecond}, onScrape: onScrape, errs: map[string]int{}}
 }
 
-// run scrapes until ctx ends.
-func (s *scraper) run(ctx context.Context, instances []testbed.Instance, every time.Duration) {
+// Run scrapes until ctx ends.
+func (s *Scraper) Run(ctx context.Context, instances []testbed.Instance, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -44,12 +48,17 @@ func (s *scraper) run(ctx context.Context, instances []testbed.Instance, every t
 			wg.Go(func() {
 				vals, err := s.scrape(ctx, "http://"+in.Address+"/metrics")
 				s.mu.Lock()
-				defer s.mu.Unlock()
 				if err != nil {
 					s.errs[in.Name]++
+					s.mu.Unlock()
 					return
 				}
-				s.out = append(s.out, record.Scrape{Time: time.Now(), Instance: in.Name, Values: vals})
+				sc := record.Scrape{Time: time.Now(), Instance: in.Name, Values: vals}
+				s.out = append(s.out, sc)
+				s.mu.Unlock()
+				if s.onScrape != nil {
+					s.onScrape(sc)
+				}
 			})
 		}
 		wg.Wait()
@@ -58,7 +67,7 @@ func (s *scraper) run(ctx context.Context, instances []testbed.Instance, every t
 
 // scrape reads one /metrics page into "name{labels}" → value, leaving out
 // the Go runtime's and the process's own families.
-func (s *scraper) scrape(ctx context.Context, url string) (map[string]float64, error) {
+func (s *Scraper) scrape(ctx context.Context, url string) (map[string]float64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
@@ -115,7 +124,8 @@ func parseMetrics(r io.Reader) (map[string]float64, error) {
 	return out, nil
 }
 
-func (s *scraper) results() ([]record.Scrape, map[string]int) {
+// Results are the readings in time order and the failed scrapes per instance.
+func (s *Scraper) Results() ([]record.Scrape, map[string]int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sort.SliceStable(s.out, func(i, j int) bool { return s.out[i].Time.Before(s.out[j].Time) })

@@ -140,6 +140,9 @@ func TestGameDayBrowser(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+	// The vault bulkhead's refusals show on the sheds plot, read live from
+	// the bank's /metrics.
+	br.waitFor(t, "sheds plotted by reason", `document.querySelectorAll('#plot-sheds polyline').length > 0 && document.getElementById('plot-sheds').textContent.includes('vault')`, 15*time.Second)
 	if shot := os.Getenv("CHAOSRUN_GAMEDAY_SCREENSHOT"); shot != "" {
 		br.screenshot(t, shot)
 	}
@@ -163,6 +166,9 @@ func TestGameDayBrowser(t *testing.T) {
 	}
 	if !applied || !reverted {
 		t.Errorf("record's fault events lack alice's inject and clear: %+v", rec.Faults)
+	}
+	if len(rec.Scrapes) == 0 {
+		t.Error("the game day's record holds no /metrics scrapes")
 	}
 	for _, f := range []string{"report.html", "summary.md", "timeline.json"} {
 		if _, err := os.Stat(filepath.Join(g.outDir, "gameday-bank-gameday", f)); err != nil {
@@ -198,9 +204,10 @@ func TestGameDayStopCondition(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
-	code := g.api(t, http.MethodPost, "/api/faults", map[string]any{"name": "slow-vault", "kind": "latency", "edge": "bank->vault", "attributes": map[string]float64{"latency": 2000}, "by": "bob"}, nil)
-	if code != http.StatusCreated {
-		t.Fatalf("POST /api/faults: %d", code)
+	// Injected from the terminal, as an operator would.
+	if out, err := exec.Command(chaosrunBinary(t), "fault", "add", "--gameday", g.url, "--name", "slow-vault", "--kind", "latency",
+		"--edge", "bank->vault", "--attr", "latency=2000", "--by", "bob").CombinedOutput(); err != nil {
+		t.Fatalf("chaosrun fault add: %v\n%s", err, out)
 	}
 	var breach, revert time.Time
 	deadline = time.Now().Add(45 * time.Second)

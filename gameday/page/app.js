@@ -140,7 +140,7 @@ function renderTimeline(tl) {
 }
 
 const NS = 'http://www.w3.org/2000/svg';
-function plot(id, pts, keys, spans) {
+function plot(id, pts, keys, spans, legend) {
   const svg = $(id);
   svg.textContent = '';
   if (!pts.length) return;
@@ -167,8 +167,19 @@ function plot(id, pts, keys, spans) {
   });
   const lab = document.createElementNS(NS, 'text');
   lab.setAttribute('x', 4); lab.setAttribute('y', 10);
-  lab.textContent = 'max ' + (Math.round(ymax / 1.1 * 10) / 10);
+  lab.textContent = 'max ' + (Math.round(ymax / 1.1 * 10) / 10) + (legend ? '   ' + keys.map((k, i) => '[' + (i + 1) + '] ' + k).join('  ') : '');
   svg.appendChild(lab);
+}
+
+// shedPoints flattens each point's sheds by reason into one key per reason.
+function shedPoints(pts) {
+  const keys = [...new Set(pts.flatMap((p) => Object.keys(p.sheds || {})))].sort().slice(0, 4);
+  const flat = pts.map((p) => {
+    const q = { t: p.t };
+    for (const k of keys) q[k] = (p.sheds || {})[k] || 0;
+    return q;
+  });
+  return [flat, keys];
 }
 
 function render(s) {
@@ -183,6 +194,9 @@ function render(s) {
   plot('plot-latency', pts, ['p50', 'p99'], s.spans || []);
   plot('plot-rate', pts, ['rate'], s.spans || []);
   plot('plot-errors', pts, ['errors'], s.spans || []);
+  const [sheds, reasons] = shedPoints(pts);
+  plot('plot-sheds', sheds, reasons, s.spans || [], true);
+  plot('plot-ejected', pts, ['ejected'], s.spans || []);
 }
 
 function connect() {
