@@ -70,10 +70,23 @@ func waitForChild(t *testing.T, pid int, substr string, timeout time.Duration) i
 				return c
 			}
 		}
+		if !running(pid) {
+			t.Fatalf("process %d ended before a child %q appeared", pid, substr)
+		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatalf("no child process %q of %d within %s", substr, pid, timeout)
 	return 0
+}
+
+// running reports whether pid is alive and not a zombie waiting to be reaped.
+func running(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	rest := stat[bytes.LastIndexByte(stat, ')')+1:]
+	return !bytes.HasPrefix(bytes.TrimSpace(rest), []byte("Z"))
 }
 
 func alive(pid int) bool {

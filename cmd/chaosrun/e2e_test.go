@@ -60,6 +60,7 @@ type cmdResult struct {
 	code           int
 	stdout, stderr string
 	outDir         string
+	pid            int // the harness's, whose Docker objects carry it
 }
 
 func runChaosrun(t *testing.T, timeout time.Duration, args ...string) cmdResult {
@@ -81,7 +82,7 @@ func runChaosrun(t *testing.T, timeout time.Duration, args ...string) cmdResult 
 		<-done
 		t.Fatalf("chaosrun %v did not finish within %s\nstderr:\n%s", args, timeout, se.String())
 	}
-	return cmdResult{code: cmd.ProcessState.ExitCode(), stdout: so.String(), stderr: se.String(), outDir: outDir}
+	return cmdResult{code: cmd.ProcessState.ExitCode(), stdout: so.String(), stderr: se.String(), outDir: outDir, pid: cmd.Process.Pid}
 }
 
 func readRecord(t *testing.T, path string) *record.Run {

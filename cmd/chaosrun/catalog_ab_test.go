@@ -1,0 +1,114 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// catalogAB is a catalog scenario run both ways: with its protection on it
+// holds (exit 0); switched off it breaches (exit 1) on the named assertion.
+// Either way no money is lost and nothing of the run is left.
+type catalogAB struct {
+	scenario string   // file under scenarios/, without .yaml
+	short    []string // --set overrides that shorten the run for CI
+	off      []string // --set overrides that switch the protection off
+	breached string   // an assertion that must fail with the protection off
+	// offBelow bounds what the breached assertion observes with the
+	// protection off, where the claim is stronger than a breach.
+	offBelow float64
+	// moneyCheck: the scenario has the bank's money-conserved end check.
+	moneyCheck bool
+}
+
+// runCatalogAB runs both arms of ab on a testbed ("local" or "docker");
+// after returns what the run left behind (Docker objects), if anything.
+func runCatalogAB(t *testing.T, testbed string, ab catalogAB, left func(pid int) []string) {
+	for _, arm := range []struct {
+		name     string
+		sets     []string
+		wantCode int
+	}{
+		{"on-holds", ab.short, exitOK},
+		{"off-breaches", append(append([]string(nil), ab.short...), ab.off...), exitBreach},
+	} {
+		t.Run(ab.scenario+"/"+arm.name, func(t *testing.T) {
+			args := []string{"--quiet", "--testbed", testbed}
+			for _, s := range arm.sets {
+				args = append(args, "--set", s)
+			}
+			args = append(args, filepath.Join("scenarios", ab.scenario+".yaml"))
+			res := runChaosrun(t, 5*time.Minute, args...)
+			t.Logf("chaosrun run %s:\n%s", strings.Join(args, " "), res.stdout)
+			if res.code != arm.wantCode {
+				t.Fatalf("exit code %d, want %d\nstderr:\n%s", res.code, arm.wantCode, res.stderr)
+			}
+			r := readRecord(t, filepath.Join(res.outDir, ab.scenario, "run.json"))
+			if r.Incomplete {
+				t.Fatalf("record incomplete: %v", r.Problems)
+			}
+			if r.Testbed != testbed {
+				t.Errorf("record says testbed %q, want %q", r.Testbed, testbed)
+			}
+			if len(r.Verdicts) == 0 {
+				t.Fatal("run record holds no verdicts")
+			}
+			for _, v := range r.Verdicts {
+				t.Logf("%s", verdictLine(v))
+				if arm.wantCode == exitOK && !v.Pass {
+					t.Errorf("protection on, yet %s failed", verdictLine(v))
+				}
+			}
+			if arm.wantCode == exitBreach {
+				if !strings.Contains(res.stderr, ab.breached) {
+					t.Errorf("breach message does not name %s:\n%s", ab.breached, res.stderr)
+				}
+				v, ok := findVerdict(r, ab.breached)
+				if !ok || v.Pass {
+					t.Errorf("protection off, yet assertion %s did not fail (found %v)", ab.breached, ok)
+				}
+				if ab.offBelow > 0 && v.Observed >= ab.offBelow {
+					t.Errorf("protection off: %s observed %g, want below %g", ab.breached, v.Observed, ab.offBelow)
+				}
+			}
+			// Both ways, no money is lost or paid twice.
+			if ab.moneyCheck && len(r.EndChecks) == 0 {
+				t.Error("no money-conserved end check in the record")
+			}
+			for _, c := range r.EndChecks {
+				t.Logf("end check %s: ok %v %s", c.Name, c.OK, c.Detail)
+			}
+			assertNoDataLost(t, r)
+			assertNothingLeft(t, r)
+			if left != nil {
+				if l := left(res.pid); len(l) > 0 {
+					t.Errorf("left on the engine after the run: %v", l)
+				}
+			}
+		})
+	}
+}
+
+// kvABs are kvdispatcher's scenarios; targets/kvdispatcher runs them on
+// the local testbed in full, the Docker test here in the same form.
+var kvABs = []catalogAB{
+	{scenario: "kv-scan-quota", off: []string{"kvdispatcher.ru=off"}, breached: "point-readers-unharmed"},
+	{scenario: "kv-slow-partition", off: []string{"kvdispatcher.shard-breakers=off"}, breached: "other-shards-available"},
+	{scenario: "kv-hot-key-flood", off: []string{"kvdispatcher.hotkeys=off"}, breached: "flood-reaches-storage-as-a-trickle"},
+	{scenario: "kv-tier-shedding", off: []string{"kvdispatcher.tiers=off"}, breached: "critical-tier-up"},
+}
+
+// TestDockerCatalogAB runs every catalog scenario's A/B pair with
+// --testbed docker: each service in its own container, Toxiproxy in its own,
+// and the pairs must split as they do locally. (bank-slow-vault and
+// cache-slow-redis have their own Docker tests.)
+func TestDockerCatalogAB(t *testing.T) {
+	skipShort(t)
+	cli := requireDockerEngine(t)
+	left := func(pid int) []string { return ownedBy(t, cli, pid) }
+	all := append(append(append([]catalogAB(nil), bankABs...), platformABs...), kvABs...)
+	for _, ab := range all {
+		runCatalogAB(t, "docker", ab, left)
+	}
+}
