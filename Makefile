@@ -1,6 +1,6 @@
 # The README's test command is `make test`; .ci/run calls exactly that.
 GO ?= go
-PKG_TIMEOUT ?= 40m
+PKG_TIMEOUT ?= 60m
 
 FUZZTIME ?= 30s
 
