@@ -204,11 +204,34 @@ declare module 'k6/x/resilience' {
 
   export interface Toxic {
     name?: string;
-    /** latency, bandwidth, slow_close, timeout, reset_peer, slicer, limit_data */
+    /**
+     * Toxiproxy's TCP toxics: latency, bandwidth, slow_close, timeout,
+     * reset_peer, slicer, limit_data. On chaosrun's proxy server (`chaosrun
+     * serve toxiproxy --http-stage`) also the HTTP-aware http_error and
+     * http_latency, which act on whole requests (see HTTPToxicAttributes).
+     */
     type?: string;
     stream?: 'downstream' | 'upstream';
+    /** The fraction of connections (TCP toxics) or matched requests (HTTP toxics) affected. */
     toxicity?: number;
-    attributes?: Record<string, number>;
+    attributes?: Record<string, number> | HTTPToxicAttributes;
+  }
+
+  /** Attributes of http_error and http_latency; every matcher given must hold. */
+  export interface HTTPToxicAttributes {
+    /** http_error: the status answered without forwarding (default 503). */
+    status?: number;
+    /** http_error: seconds, adds a Retry-After header. */
+    retry_after?: number;
+    /** http_latency: ms; fixed, ± jitter (uniform), or lognormal with median latency and this p99. */
+    latency?: number;
+    jitter?: number;
+    p99?: number;
+    /** Matchers: method, path glob (* any run, ? one), RE2 on the path, header globs. */
+    method?: string;
+    path?: string;
+    path_regex?: string;
+    header?: Record<string, string>;
   }
 
   /**
