@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/chaosrun/chaosrun/record"
@@ -57,28 +59,60 @@ func frac(k, n int) string {
 	return fmt.Sprintf("%d/%d", k, n)
 }
 
+// shardListen is the listen address of shard i: a fixed port P becomes
+// P+i; port 0 (a free one) and "" (loopback, free) stay as they are.
+func shardListen(addr string, i int) (string, error) {
+	if addr == "" || i == 0 {
+		return addr, nil
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("listen address %q is not HOST:PORT: %w", addr, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p+i > 65535 {
+		return "", fmt.Errorf("listen port %q: want 0 (any free port) or a port with room for one per shard (P to P+%d)", port, i)
+	}
+	if p == 0 {
+		return addr, nil
+	}
+	return net.JoinHostPort(host, strconv.Itoa(p+i)), nil
+}
+
 // startLoad starts n k6 processes; each ends when ctx ends.
-func startLoad(ctx context.Context, n int, spec k6run.Spec, logDir string) (*load, error) {
+func startLoad(ctx context.Context, n int, spec k6run.Spec, logDir string, res Results) (*load, error) {
 	l := &load{finished: make(chan int, n), started: make(chan struct{})}
 	for i := range n {
-		recv, err := stream.Listen(ctx)
+		addr, err := shardListen(res.Listen, i)
+		if err == nil {
+			var recv *stream.Receiver
+			recv, err = stream.ListenWith(ctx, stream.Config{Addr: addr, Token: res.Token, TLS: res.TLS, OnRefused: res.OnRefused})
+			if err == nil {
+				l.shards = append(l.shards, &shard{idx: i, name: "k6", recv: recv})
+			}
+		}
 		if err != nil {
 			l.close()
 			return nil, fmt.Errorf("results stream: %w", err)
 		}
-		sh := &shard{idx: i, name: "k6", recv: recv}
+	}
+	for i, sh := range l.shards {
 		s := spec
-		s.StreamAddr = recv.Addr()
+		s.StreamAddr = sh.recv.DialAddr()
+		s.StreamToken = res.Token
+		s.StreamOptions = res.K6Options
 		s.LogPath = filepath.Join(logDir, "k6.log")
 		if n > 1 {
 			sh.name = fmt.Sprintf("k6 shard %d of %d", i+1, n)
 			s.LogPath = filepath.Join(logDir, fmt.Sprintf("k6-shard%d.log", i+1))
 			s.Extra = append(append([]string(nil), spec.Extra...), segments(i, n)...)
 		}
-		l.shards = append(l.shards, sh)
+		if res.OnListen != nil {
+			res.OnListen(sh.name, sh.recv.Addr())
+		}
 		go func() {
-			res, rerr := k6run.Run(ctx, s)
-			sh.out = k6outcome{res, rerr}
+			out, rerr := k6run.Run(ctx, s)
+			sh.out = k6outcome{out, rerr}
 			l.finished <- sh.idx
 		}()
 	}
@@ -167,6 +201,9 @@ func (l *load) collect(wait time.Duration) ([]record.Window, []string, error) {
 		sum := sh.recv.Summary()
 		if sum.Malformed > 0 {
 			notes = append(notes, fmt.Sprintf("results stream of %s: %d malformed lines ignored (first: %v)", sh.name, sum.Malformed, sum.Errors[0]))
+		}
+		if sum.Refused > 0 {
+			notes = append(notes, fmt.Sprintf("results stream of %s: refused %d connection(s) (first: %v)", sh.name, sum.Refused, sum.RefusedErrors[0]))
 		}
 		if sum.Dropped > 0 {
 			notes = append(notes, fmt.Sprintf("results stream of %s: the output dropped %d samples", sh.name, sum.Dropped))

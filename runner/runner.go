@@ -5,6 +5,7 @@ package runner
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +55,29 @@ type Options struct {
 	LoadShards int
 	// BuildTime is how long getting the k6 binary took, for the record.
 	BuildTime time.Duration
+	// Results says where the results stream is received; zero is
+	// loopback with free ports and no token.
+	Results Results
+}
+
+// Results says where the results stream's receivers listen and whom they
+// let in (--results-listen and friends).
+type Results struct {
+	// Listen is HOST:PORT; "" is 127.0.0.1 with a free port. With several
+	// shards, port 0 gives each a free port on HOST and port P gives
+	// shard i port P+i.
+	Listen string
+	// Token must be in each connection's hello; required off loopback.
+	Token string
+	// TLS, when set, makes the receivers speak TLS.
+	TLS *tls.Config
+	// K6Options are the output options the local k6 processes need to
+	// reach a TLS receiver (ca, server_name).
+	K6Options url.Values
+	// OnListen, when set, is told each shard's name and listen address.
+	OnListen func(shard, addr string)
+	// OnRefused, when set, is called with each refused connection's reason.
+	OnRefused func(error)
 }
 
 // ErrInterrupted marks a run stopped by its context (Ctrl-C, SIGTERM).
@@ -147,7 +171,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
 	shards := max(o.LoadShards, 1)
-	ld, lerr := startLoad(loadCtx, shards, k6run.Spec{Binary: o.K6, Script: script, Env: env, Extra: allowed.K6Flags()}, filepath.Join(o.OutDir, "logs"))
+	ld, lerr := startLoad(loadCtx, shards, k6run.Spec{Binary: o.K6, Script: script, Env: env, Extra: allowed.K6Flags()}, filepath.Join(o.OutDir, "logs"), o.Results)
 	if lerr != nil {
 		fail(lerr)
 		return rec, err

@@ -1,9 +1,9 @@
 package resilience
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"sync"
 	"time"
@@ -26,8 +26,12 @@ const (
 // config is the parsed --out resilience=ARG.
 type config struct {
 	tcpAddr string // host:port, or ""
-	path    string // file path, or ""
-	tags    []string
+	// token is sent in the TCP hello; the receiver then answers it.
+	token string
+	// tls, when set, makes the TCP connection TLS.
+	tls  *tls.Config
+	path string // file path, or ""
+	tags []string
 }
 
 func parseConfig(arg string, env map[string]string) (config, error) {
@@ -36,11 +40,9 @@ func parseConfig(arg string, env map[string]string) (config, error) {
 	case arg == "":
 		return c, errors.New("resilience output: no destination; use --out resilience=tcp://HOST:PORT or --out resilience=PATH")
 	case strings.HasPrefix(arg, "tcp://"):
-		addr := strings.TrimPrefix(arg, "tcp://")
-		if _, _, err := net.SplitHostPort(addr); err != nil {
-			return c, fmt.Errorf("resilience output: %q is not tcp://HOST:PORT: %w", arg, err)
+		if err := parseTCP(arg, env, &c); err != nil {
+			return c, err
 		}
-		c.tcpAddr = addr
 	case strings.Contains(arg, "://"):
 		return c, fmt.Errorf("resilience output: unsupported destination %q; allowed: tcp://HOST:PORT or a file path", arg)
 	default:
@@ -99,18 +101,29 @@ func (o *Output) Description() string {
 	dest := o.cfg.path
 	if o.cfg.tcpAddr != "" {
 		dest = "tcp://" + o.cfg.tcpAddr
+		if o.cfg.tls != nil {
+			dest += ", TLS"
+		}
+		if o.cfg.token != "" {
+			dest += ", token"
+		}
 	}
 	return fmt.Sprintf("resilience (%s) xk6-resilience %s", dest, Version)
 }
 
 // Start opens the destination, sends hello and starts the flusher.
 func (o *Output) Start() error {
-	hello, err := helloLine(k6Version(), Version)
+	// Only a TCP hello carries the token: a file is no place for it.
+	token := ""
+	if o.cfg.tcpAddr != "" {
+		token = o.cfg.token
+	}
+	hello, err := helloLine(k6Version(), Version, token)
 	if err != nil {
 		return err
 	}
 	if o.cfg.tcpAddr != "" {
-		o.sink, err = dialTCP(o.cfg.tcpAddr, hello, connectWait)
+		o.sink, err = dialTCP(tcpOptions{addr: o.cfg.tcpAddr, tls: o.cfg.tls, awaitAnswer: token != ""}, hello, connectWait)
 	} else {
 		o.sink, err = openFile(o.cfg.path, hello)
 	}

@@ -63,7 +63,7 @@ func TestGoldenStream(t *testing.T) {
 		}
 		buf.Write(b)
 	}
-	write(helloLine("v1.8.1", "v0.0.0-golden"))
+	write(helloLine("v1.8.1", "v0.0.0-golden", ""))
 	for _, s := range samples {
 		a.add(s)
 	}
@@ -250,7 +250,7 @@ func TestTCPSinkReconnect(t *testing.T) {
 		}
 		second <- lines
 	}()
-	s, err := dialTCP(ln.Addr().String(), []byte("hello\n"), time.Second)
+	s, err := dialTCP(tcpOptions{addr: ln.Addr().String()}, []byte("hello\n"), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestTCPSinkGivesUp(t *testing.T) {
 			accepted <- c
 		}
 	}()
-	s, err := dialTCP(ln.Addr().String(), []byte("hello\n"), time.Second)
+	s, err := dialTCP(tcpOptions{addr: ln.Addr().String()}, []byte("hello\n"), time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

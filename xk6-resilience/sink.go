@@ -2,6 +2,7 @@ package resilience
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -55,42 +56,62 @@ func (s *fileSink) close() error {
 
 func (s *fileSink) String() string { return s.path }
 
-// tcpSink writes JSON lines to a TCP connection. A failed write is retried
-// on a new connection (which starts with hello again) a few times; after
-// that the sink gives up and every later write fails at once.
+// tcpSink writes JSON lines to a TCP (or TLS) connection. A failed write
+// is retried on a new connection (which starts with hello again) a few
+// times; after that the sink gives up and every later write fails at once.
+// A receiver that refuses the hello is not retried.
 type tcpSink struct {
-	addr    string
+	tcpOptions
 	hello   []byte
 	conn    net.Conn
 	dead    bool
-	timeout time.Duration // per dial and per write
+	timeout time.Duration // per dial (TLS handshake included), per write and per answer
 	retries int
 	backoff time.Duration
 }
 
-func dialTCP(addr string, hello []byte, startWait time.Duration) (*tcpSink, error) {
-	s := &tcpSink{addr: addr, hello: hello, timeout: 5 * time.Second, retries: 3, backoff: 250 * time.Millisecond}
+func dialTCP(opts tcpOptions, hello []byte, startWait time.Duration) (*tcpSink, error) {
+	s := &tcpSink{tcpOptions: opts, hello: hello, timeout: 5 * time.Second, retries: 3, backoff: 250 * time.Millisecond}
 	deadline := time.Now().Add(startWait)
 	var err error
 	for attempt := 0; attempt < 50; attempt++ {
 		if err = s.connect(); err == nil {
 			return s, nil
 		}
-		if time.Now().After(deadline) {
+		if permanent(err) || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return nil, fmt.Errorf("resilience output: connect to tcp://%s (want a listening harness on HOST:PORT): %w", addr, err)
+	return nil, fmt.Errorf("resilience output: connect to %s (want a listening harness on HOST:PORT): %w", s, err)
+}
+
+// permanent reports whether a connect error will not go away by retrying:
+// the receiver refused the hello, or its certificate is not trusted.
+func permanent(err error) bool {
+	var refused *refusedError
+	var cert *tls.CertificateVerificationError
+	return errors.As(err, &refused) || errors.As(err, &cert)
 }
 
 func (s *tcpSink) connect() error {
-	c, err := net.DialTimeout("tcp", s.addr, s.timeout)
+	d := &net.Dialer{Timeout: s.timeout}
+	var c net.Conn
+	var err error
+	if s.tls != nil {
+		c, err = tls.DialWithDialer(d, "tcp", s.addr, s.tls)
+	} else {
+		c, err = d.Dial("tcp", s.addr)
+	}
 	if err != nil {
 		return err
 	}
 	s.conn = c
-	if err := s.send(s.hello); err != nil {
+	err = s.send(s.hello)
+	if err == nil && s.awaitAnswer {
+		err = readAnswer(c, s.timeout)
+	}
+	if err != nil {
 		_ = c.Close()
 		s.conn = nil
 		return err
@@ -106,7 +127,7 @@ func (s *tcpSink) send(line []byte) error {
 
 func (s *tcpSink) write(line []byte) error {
 	if s.dead {
-		return fmt.Errorf("resilience output: tcp://%s gave up after %d reconnects", s.addr, s.retries)
+		return fmt.Errorf("resilience output: %s gave up after %d reconnects", s, s.retries)
 	}
 	if s.conn != nil {
 		err := s.send(line)
@@ -120,6 +141,10 @@ func (s *tcpSink) write(line []byte) error {
 	for i := 1; i <= s.retries; i++ {
 		time.Sleep(time.Duration(i) * s.backoff)
 		if err = s.connect(); err != nil {
+			if permanent(err) {
+				s.dead = true
+				return fmt.Errorf("resilience output: %s: %w", s, err)
+			}
 			continue
 		}
 		if err = s.send(line); err == nil {
@@ -129,7 +154,7 @@ func (s *tcpSink) write(line []byte) error {
 		s.conn = nil
 	}
 	s.dead = true
-	return fmt.Errorf("resilience output: write to tcp://%s failed after %d reconnects: %w", s.addr, s.retries, err)
+	return fmt.Errorf("resilience output: write to %s failed after %d reconnects: %w", s, s.retries, err)
 }
 
 func (s *tcpSink) close() error {
@@ -141,4 +166,9 @@ func (s *tcpSink) close() error {
 	return err
 }
 
-func (s *tcpSink) String() string { return "tcp://" + s.addr }
+func (s *tcpSink) String() string {
+	if s.tls != nil {
+		return "tcp://" + s.addr + " (TLS)"
+	}
+	return "tcp://" + s.addr
+}

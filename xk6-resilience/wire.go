@@ -18,6 +18,15 @@ type helloMsg struct {
 	Version   int    `json:"version"`
 	K6        string `json:"k6,omitempty"`
 	Extension string `json:"extension"`
+	// Token is the run's token, over TCP only; a receiver answers a hello
+	// that carries one with an answerMsg.
+	Token string `json:"token,omitempty"`
+}
+
+// answerMsg is the receiver's answer to a hello with a token.
+type answerMsg struct {
+	Type  string `json:"type"` // "welcome" or "refused"
+	Error string `json:"error,omitempty"`
 }
 
 // windowMsg carries the series of one second. Several may share a start; the
@@ -56,8 +65,8 @@ func line(v any) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-func helloLine(k6, ext string) ([]byte, error) {
-	return line(helloMsg{Type: "hello", Version: WireVersion, K6: k6, Extension: ext})
+func helloLine(k6, ext, token string) ([]byte, error) {
+	return line(helloMsg{Type: "hello", Version: WireVersion, K6: k6, Extension: ext, Token: token})
 }
 
 func endLine(dropped int64) ([]byte, error) {

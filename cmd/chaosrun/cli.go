@@ -56,7 +56,8 @@ func commands() map[string]command {
 		"doctor":   {"check Docker, the images and the k6 build; say what to fix", cmdDoctor},
 		"diff":     {"compare run records: what got worse beyond the noise", cmdDiff},
 		"gameday":  {"steady load, a live page to inject faults and watch SLOs, stop conditions", cmdGameday},
-		"fault":    {"add, clear or list faults of a running game day", cmdFault},
+		"export":   {"write a scenario as Kubernetes manifests (export k8s)", cmdExport},
+		"fault":    {"add, clear or list faults of a running game day; apply a scenario's schedule to a Toxiproxy", cmdFault},
 	}
 }
 

@@ -22,7 +22,11 @@ func cmdFault(ctx context.Context, st *State, args []string) int {
 	usage := func() {
 		fmt.Fprintln(st.Stderr, `usage: chaosrun fault add   --gameday URL [--token T] --kind KIND (--edge FROM->TO | --host SVC) [--attr NAME=VALUE ...] [--name N] [--by WHO]
        chaosrun fault clear --gameday URL [--token T] [--by WHO] NAME
-       chaosrun fault list  --gameday URL [--token T]`)
+       chaosrun fault list  --gameday URL [--token T]
+       chaosrun fault apply [--toxiproxy URL] [--token T] [--delay D] SCENARIO.yaml   (a scenario's schedule against a Toxiproxy)`)
+	}
+	if len(args) > 0 && args[0] == "apply" {
+		return cmdFaultApply(ctx, st, args[1:])
 	}
 	if len(args) == 0 || (args[0] != "add" && args[0] != "clear" && args[0] != "list") {
 		usage()

@@ -96,6 +96,8 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 	seed := fs.Int64("seed", 0, "seed for every random choice (default: the scenario's, else random)")
 	quiet := fs.Bool("quiet", false, "no live progress line")
 	shards := fs.Int("load-shards", 1, "run the workload as N k6 processes (k6 execution segments) and merge their results")
+	var rf resultsFlags
+	rf.register(fs, st)
 	var allow stringList
 	fs.Var(&allow, "allow-target", "let load reach this host or host:port besides loopback and the testbed's services (repeatable)")
 	fs.Usage = func() {
@@ -115,6 +117,11 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 	}
 	if *bed != "local" && *bed != "docker" {
 		fmt.Fprintf(st.Stderr, "chaosrun run: --testbed %q is not available (allowed: local, docker)\n", *bed)
+		return exitUsage
+	}
+	results, err := rf.settings(st)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "chaosrun run: %v\n", err)
 		return exitUsage
 	}
 	files, err := scenarioFiles(fs.Args())
@@ -181,7 +188,7 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 	worst := exitOK
 	for _, sc := range scs {
 		allowed, _ := blastRadius(sc, allow)
-		code := runOne(ctx, st, sc, runSettings{allowed: allowed, shards: *shards, bed: *bed, image: image, k6: bin.Path, k6Version: bin.Version, root: root, outDir: *outDir, timeout: *timeout, quiet: *quiet, sets: sets, build: buildTime})
+		code := runOne(ctx, st, sc, runSettings{allowed: allowed, shards: *shards, results: results, bed: *bed, image: image, k6: bin.Path, k6Version: bin.Version, root: root, outDir: *outDir, timeout: *timeout, quiet: *quiet, sets: sets, build: buildTime})
 		buildTime = 0
 		if rec, err := report.ReadJSON(filepath.Join(*outDir, sc.Name, "run.json")); err == nil {
 			done = append(done, rec)
@@ -213,6 +220,7 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 
 type runSettings struct {
 	shards                      int
+	results                     runner.Results
 	allowed                     *guard.Allowed
 	k6, k6Version, root, outDir string
 	bed, image                  string
@@ -248,6 +256,7 @@ func runOne(ctx context.Context, st *State, sc *scenario.Scenario, rs runSetting
 		BuildTime:  rs.build,
 		Allowed:    rs.allowed,
 		LoadShards: rs.shards,
+		Results:    rs.results,
 	})
 	var writeErrs []string
 	if werr := report.WriteJSON(filepath.Join(dir, "run.json"), rec); werr != nil {

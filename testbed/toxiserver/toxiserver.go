@@ -32,6 +32,14 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("verbose", false, "log every proxy event")
 	httpStage := fs.Bool("http-stage", false, "put an HTTP stage behind every proxy created through the API, for http_error and http_latency toxics")
 	token := fs.String("token", "", "require this token (HTTP basic auth password or Bearer) on the API; required when --listen is not loopback (default $CHAOSRUN_TOKEN)")
+	var proxies []proxySpec
+	fs.Func("proxy", "create a proxy at start, as POST /proxies would: NAME=LISTEN=UPSTREAM, e.g. 'bank->vault=0.0.0.0:20000=vault:8080' (repeatable)", func(v string) error {
+		p, err := parseProxy(v)
+		if err == nil {
+			proxies = append(proxies, p)
+		}
+		return err
+	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -65,6 +73,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		stages := httpstage.NewAPI(h, "127.0.0.1", *seed)
 		defer stages.Close()
 		h = stages
+	}
+	if err := createProxies(h, proxies); err != nil {
+		ln.Close()
+		srv.Collection.Clear()
+		return fmt.Errorf("serve toxiproxy: %w", err)
 	}
 	if *token != "" {
 		h = requireToken(*token, h)

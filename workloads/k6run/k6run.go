@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"sort"
@@ -39,6 +40,12 @@ type Spec struct {
 	Env map[string]string
 	// StreamAddr, if set, adds --out resilience=tcp://StreamAddr.
 	StreamAddr string
+	// StreamOptions are the output's options, added to the --out URL as
+	// its query (tls, ca, server_name).
+	StreamOptions url.Values
+	// StreamToken, if set, is given to the output as K6_RESILIENCE_TOKEN,
+	// in k6's environment rather than on its command line.
+	StreamToken string
 	// LogPath, if set, receives k6's stdout and stderr.
 	LogPath string
 	// Dir is k6's working folder; default the current one.
@@ -75,7 +82,11 @@ func Args(s Spec) []string {
 		args = append(args, "-e", k+"="+s.Env[k])
 	}
 	if s.StreamAddr != "" {
-		args = append(args, "--out", "resilience=tcp://"+s.StreamAddr)
+		out := "resilience=tcp://" + s.StreamAddr
+		if len(s.StreamOptions) > 0 {
+			out += "?" + s.StreamOptions.Encode()
+		}
+		args = append(args, "--out", out)
 	}
 	args = append(args, s.Extra...)
 	return append(args, s.Script)
@@ -115,6 +126,9 @@ func run(ctx context.Context, s Spec, started func(pid int)) (Result, error) {
 	cmd := exec.Command(s.Binary, Args(s)...)
 	cmd.Dir = s.Dir
 	cmd.Env = append(os.Environ(), "K6_NO_USAGE_REPORT=true")
+	if s.StreamToken != "" {
+		cmd.Env = append(cmd.Env, "K6_RESILIENCE_TOKEN="+s.StreamToken)
+	}
 	cmd.Stdout, cmd.Stderr = out, out
 	// Pdeathsig: if the harness is killed, k6 dies with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

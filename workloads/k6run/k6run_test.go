@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,11 +20,27 @@ import (
 )
 
 func TestArgs(t *testing.T) {
-	got := Args(Spec{Script: "s.js", Env: map[string]string{"B": "2", "A": "1"}, StreamAddr: "127.0.0.1:9", Extra: []string{"--vus", "1"}})
-	want := []string{"run", "--quiet", "--no-usage-report", "--no-color", "--summary-mode=disabled", "--address", "",
-		"-e", "A=1", "-e", "B=2", "--out", "resilience=tcp://127.0.0.1:9", "--vus", "1", "s.js"}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("Args =\n%q\nwant\n%q", got, want)
+	tests := []struct {
+		name string
+		spec Spec
+		out  string
+	}{
+		{"plain", Spec{StreamAddr: "127.0.0.1:9"}, "resilience=tcp://127.0.0.1:9"},
+		{"TLS options; the token stays off the command line",
+			Spec{StreamAddr: "127.0.0.1:9", StreamToken: "s3cret", StreamOptions: url.Values{"ca": {"/tmp/a b.pem"}, "server_name": {"h.test"}}},
+			"resilience=tcp://127.0.0.1:9?ca=%2Ftmp%2Fa+b.pem&server_name=h.test"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tt.spec
+			s.Script, s.Env, s.Extra = "s.js", map[string]string{"B": "2", "A": "1"}, []string{"--vus", "1"}
+			got := Args(s)
+			want := []string{"run", "--quiet", "--no-usage-report", "--no-color", "--summary-mode=disabled", "--address", "",
+				"-e", "A=1", "-e", "B=2", "--out", tt.out, "--vus", "1", "s.js"}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("Args =\n%q\nwant\n%q", got, want)
+			}
+		})
 	}
 }
 

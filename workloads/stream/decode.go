@@ -49,6 +49,10 @@ type Summary struct {
 	// Malformed counts lines that could not be used; Errors holds the first few.
 	Malformed int
 	Errors    []error
+	// Refused counts connections a receiver turned away (no hello, no or
+	// wrong token); RefusedErrors holds the first few reasons. Zero for Decode.
+	Refused       int
+	RefusedErrors []error
 }
 
 // envelope is any one line of the stream.
@@ -116,7 +120,7 @@ func (st *state) fail(err error) {
 // read feeds every line of r to handle; where prefixes error positions.
 // It returns only read errors; malformed lines are recorded in st.
 func (st *state) read(r io.Reader, where string) error {
-	return readLines(r, func(n int, line []byte, tooLong bool) {
+	return readLines(r, 1, func(n int, line []byte, tooLong bool) {
 		pos := fmt.Sprintf("%sline %d", where, n)
 		if tooLong {
 			st.fail(fmt.Errorf("%s: longer than %d bytes", pos, MaxLine))
@@ -128,13 +132,14 @@ func (st *state) read(r io.Reader, where string) error {
 	})
 }
 
-// readLines calls fn for each line (without its newline), skipping the
-// body of lines longer than MaxLine. A last line without a newline counts.
-func readLines(r io.Reader, fn func(n int, line []byte, tooLong bool)) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+// readLines calls fn for each line (without its newline), numbered from
+// first, skipping the body of lines longer than MaxLine. A last line
+// without a newline counts.
+func readLines(r io.Reader, first int, fn func(n int, line []byte, tooLong bool)) error {
+	br := bufio.NewReaderSize(r, readBuf)
 	var buf []byte
 	tooLong := false
-	for n := 1; ; {
+	for n := first; ; {
 		chunk, err := br.ReadSlice('\n')
 		if !tooLong {
 			if len(buf)+len(chunk) > MaxLine+1 {

@@ -273,6 +273,7 @@ func TestReceiverNoEnd(t *testing.T) {
 
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"type":"hello","version":1}` + "\n" + `{"type":"end","dropped":0}`))
+	f.Add([]byte(`{"type":"hello","version":1,"token":"t0k"}` + "\n" + `{"type":"end","dropped":0}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sum, err := Decode(bytes.NewReader(data))
 		if sum.Malformed > 0 && err == nil {

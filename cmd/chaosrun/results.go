@@ -1,0 +1,100 @@
+package main
+
+import (
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/chaosrun/chaosrun/runner"
+	"github.com/chaosrun/chaosrun/workloads/stream"
+)
+
+// resultsFlags are run's flags for where the results stream is received.
+type resultsFlags struct {
+	listen, token, cert, key string
+}
+
+func (f *resultsFlags) register(fs *flag.FlagSet, st *State) {
+	fs.StringVar(&f.listen, "results-listen", "", "receive the k6 results stream on HOST:PORT, e.g. 0.0.0.0:7000 for k6 instances elsewhere (default 127.0.0.1, a free port; shard k of N gets PORT+k-1)")
+	fs.StringVar(&f.token, "results-token", st.Getenv("CHAOSRUN_RESULTS_TOKEN"), "token every results connection must present; generated and printed when the listen address is not loopback (env CHAOSRUN_RESULTS_TOKEN)")
+	fs.StringVar(&f.cert, "results-tls-cert", "", "PEM certificate: the results stream speaks TLS (with --results-tls-key)")
+	fs.StringVar(&f.key, "results-tls-key", "", "PEM private key of --results-tls-cert")
+}
+
+// settings checks the flags and builds the runner's results settings;
+// errors are usage errors. It prints a generated token.
+func (f *resultsFlags) settings(st *State) (runner.Results, error) {
+	var res runner.Results
+	if f.listen != "" {
+		if _, _, err := net.SplitHostPort(f.listen); err != nil {
+			return res, fmt.Errorf("--results-listen %q is not HOST:PORT: %w", f.listen, err)
+		}
+	}
+	res.Listen, res.Token = f.listen, f.token
+	if (f.cert == "") != (f.key == "") {
+		return res, errors.New("--results-tls-cert and --results-tls-key go together")
+	}
+	if f.cert != "" {
+		cfg, err := stream.ServerTLS(f.cert, f.key)
+		if err != nil {
+			return res, err
+		}
+		opts, err := localK6TLS(f.cert)
+		if err != nil {
+			return res, err
+		}
+		res.TLS, res.K6Options = cfg, opts
+	}
+	if !stream.IsLoopback(f.listen) && res.Token == "" {
+		res.Token = stream.NewToken()
+		fmt.Fprintf(st.Stderr, "results stream: token %s (generated; k6 instances elsewhere send it as K6_RESILIENCE_TOKEN or ?token=)\n", res.Token)
+	}
+	if f.listen != "" {
+		res.OnListen = func(shard, addr string) {
+			scheme := "tcp://" + addr
+			if res.TLS != nil {
+				scheme += "?tls=true"
+			}
+			fmt.Fprintf(st.Stderr, "results stream of %s: listening on %s\n", shard, scheme)
+		}
+	}
+	res.OnRefused = func(err error) { fmt.Fprintf(st.Stderr, "chaosrun run: results stream: %v\n", err) }
+	return res, nil
+}
+
+// localK6TLS is what the local k6 processes need to trust the receiver's
+// certificate: the certificate itself as their CA, and a name it carries.
+func localK6TLS(certFile string) (url.Values, error) {
+	b, err := os.ReadFile(certFile)
+	if err != nil {
+		return nil, fmt.Errorf("--results-tls-cert: %w", err)
+	}
+	block, _ := pem.Decode(b)
+	if block == nil || block.Type != "CERTIFICATE" {
+		return nil, fmt.Errorf("--results-tls-cert %s: no PEM certificate", certFile)
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("--results-tls-cert %s: %w", certFile, err)
+	}
+	var name string
+	switch {
+	case len(cert.DNSNames) > 0:
+		name = cert.DNSNames[0]
+	case len(cert.IPAddresses) > 0:
+		name = cert.IPAddresses[0].String()
+	default:
+		return nil, fmt.Errorf("--results-tls-cert %s names no host (no DNS or IP subject alternative name)", certFile)
+	}
+	abs, err := filepath.Abs(certFile)
+	if err != nil {
+		return nil, err
+	}
+	return url.Values{"ca": {abs}, "server_name": {name}}, nil
+}

@@ -1,0 +1,209 @@
+// Package k8s writes Kubernetes manifests for a scenario: each service
+// instance and Toxiproxy as a Deployment with a Service (every dependency
+// reached through its Toxiproxy proxy, as on the other testbeds), the
+// workload as a k6-operator TestRun, and a Job that applies the fault
+// schedule through Toxiproxy's API (`chaosrun fault apply`). The objects
+// are typed (k8s.io/api); Check verifies that they reference each other
+// consistently.
+package k8s
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"path"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/chaosrun/chaosrun/scenario"
+)
+
+// Ports and names the manifests use.
+const (
+	// ServicePort is where `chaosrun serve` listens in its container.
+	ServicePort = 8080
+	// ToxiproxyAPIPort is Toxiproxy's API port.
+	ToxiproxyAPIPort = 8474
+	// ProxyBasePort is the first proxy port of Toxiproxy (one per edge, in
+	// the scenario's edge order), as on the Docker testbed.
+	ProxyBasePort = 20000
+
+	// ToxiproxyName names Toxiproxy's Deployment and Service.
+	ToxiproxyName = "toxiproxy"
+	// SecretName is the Secret with the tokens.
+	SecretName = "chaosrun-tokens"
+	// ScenarioConfigMap holds the scenario file, for the fault Job.
+	ScenarioConfigMap = "chaosrun-scenario"
+	// ScriptConfigMap holds the workload script, for the TestRun.
+	ScriptConfigMap = "chaosrun-workload"
+	// CAConfigMap holds the CA the runners trust for the results stream.
+	CAConfigMap = "chaosrun-results-ca"
+	// FaultJobName names the Job that applies the fault schedule.
+	FaultJobName = "chaosrun-faults"
+
+	// ToxiproxyTokenKey and ResultsTokenKey are the Secret's keys;
+	// ScenarioKey and CAKey the ConfigMaps'.
+	ToxiproxyTokenKey = "toxiproxy-token"
+	ResultsTokenKey   = "results-token"
+	ScenarioKey       = "scenario.yaml"
+	CAKey             = "ca.pem"
+
+	scenarioDir = "/etc/chaosrun/scenario"
+	caDir       = "/etc/chaosrun/results-ca"
+	// MaxParallelism bounds --parallelism.
+	MaxParallelism = 1000
+	// faultWait is how long the fault Job waits for Toxiproxy.
+	faultWait = 5 * time.Minute
+)
+
+// Options says what to export besides the scenario.
+type Options struct {
+	// Namespace holds every object; default "chaosrun-" + the scenario's name.
+	Namespace string
+	// Image is the chaosrun image (its entrypoint the chaosrun binary): it
+	// serves the reference targets and Toxiproxy and runs the fault Job.
+	Image string
+	// K6Image is k6 built with xk6-resilience, for the TestRun's runners.
+	K6Image string
+	// Parallelism is the number of k6 runners (1 to MaxParallelism).
+	Parallelism int
+	// ResultsAddr is HOST:PORT of the harness's results receiver; "" sends
+	// the results nowhere.
+	ResultsAddr string
+	// ResultsToken is the receiver's token; required with ResultsAddr.
+	ResultsToken string
+	// ResultsTLS makes the runners connect with TLS (system roots).
+	ResultsTLS bool
+	// ResultsCA is a PEM CA the runners trust instead; implies TLS.
+	ResultsCA []byte
+	// ToxiproxyToken guards Toxiproxy's API.
+	ToxiproxyToken string
+	// Seed is used when the scenario has none.
+	Seed int64
+	// FaultDelay is the time from Toxiproxy being ready to the fault
+	// schedule's zero.
+	FaultDelay time.Duration
+	// Script is the workload script's content; ScenarioFile the scenario
+	// file's, for the fault Job.
+	Script, ScenarioFile []byte
+}
+
+// Manifests are the typed objects of one export.
+type Manifests struct {
+	Namespace  *corev1.Namespace
+	Secret     *corev1.Secret
+	ConfigMaps []*corev1.ConfigMap
+	// Deployments and Services: Toxiproxy's first, then one per instance.
+	Deployments []*appsv1.Deployment
+	Services    []*corev1.Service
+	TestRun     *TestRun
+	// Job applies the fault schedule; nil when the scenario has none.
+	Job *batchv1.Job
+}
+
+// Build makes the manifests of a validated scenario, and checks them.
+func Build(sc *scenario.Scenario, o Options) (*Manifests, error) {
+	if o.Namespace == "" {
+		o.Namespace = "chaosrun-" + sc.Name
+	}
+	if err := errors.Join(checkOptions(o), checkScenario(sc)); err != nil {
+		return nil, err
+	}
+	b := &builder{sc: sc, o: o, seed: sc.Seed}
+	if b.seed == 0 {
+		b.seed = o.Seed
+	}
+	m, err := b.build()
+	if err != nil {
+		return nil, err
+	}
+	if err := Check(m); err != nil {
+		return nil, fmt.Errorf("export k8s: the manifests do not hold together (a bug): %w", err)
+	}
+	return m, nil
+}
+
+// checkOptions says what is wrong with the options.
+func checkOptions(o Options) error {
+	var errs []error
+	if o.Parallelism < 1 || o.Parallelism > MaxParallelism {
+		errs = append(errs, fmt.Errorf("parallelism %d out of range (allowed: 1 to %d)", o.Parallelism, MaxParallelism))
+	}
+	if o.Image == "" || o.K6Image == "" {
+		errs = append(errs, errors.New("an image for chaosrun and one for k6 are required"))
+	}
+	for _, msg := range validation.IsDNS1123Label(o.Namespace) {
+		errs = append(errs, fmt.Errorf("namespace %q: %s", o.Namespace, msg))
+	}
+	if o.ResultsAddr != "" {
+		if _, _, err := net.SplitHostPort(o.ResultsAddr); err != nil {
+			errs = append(errs, fmt.Errorf("results address %q is not HOST:PORT", o.ResultsAddr))
+		}
+		if o.ResultsToken == "" {
+			errs = append(errs, errors.New("a results address needs the receiver's token"))
+		}
+	} else if o.ResultsTLS || len(o.ResultsCA) > 0 {
+		errs = append(errs, errors.New("TLS for the results stream needs a results address"))
+	}
+	if o.ToxiproxyToken == "" {
+		errs = append(errs, errors.New("a token for Toxiproxy's API is required"))
+	}
+	if o.FaultDelay < 0 {
+		errs = append(errs, fmt.Errorf("fault delay %s is negative", o.FaultDelay))
+	}
+	if len(o.Script) == 0 || len(o.ScenarioFile) == 0 {
+		errs = append(errs, errors.New("the workload script and the scenario file are required"))
+	}
+	return errors.Join(errs...)
+}
+
+// checkScenario says what of the scenario a cluster cannot run.
+func checkScenario(sc *scenario.Scenario) error {
+	var errs []error
+	names := map[string]string{ToxiproxyName: "Toxiproxy"}
+	for _, svc := range sc.StartOrder() {
+		s := sc.Services[svc]
+		if s.Image == "" && len(s.Command) > 0 {
+			errs = append(errs, fmt.Errorf("service %s: a command: runs only on the local testbed; give it image: (and port:) to export it", svc))
+		}
+		for i := range max(s.Replicas, 1) {
+			inst := sc.InstanceName(svc, i)
+			name := alias(inst)
+			if other, dup := names[name]; dup {
+				errs = append(errs, fmt.Errorf("service %s: instance %s would be named %s, like %s", svc, inst, name, other))
+			}
+			names[name] = inst
+			for _, msg := range validation.IsDNS1035Label(name) {
+				errs = append(errs, fmt.Errorf("service %s: instance %s: %q is not a Kubernetes Service name: %s", svc, inst, name, msg))
+			}
+		}
+	}
+	for _, f := range sc.Faults {
+		if f.Host != "" {
+			errs = append(errs, fmt.Errorf("fault %s: %s acts on containers; the export applies edge faults only, through Toxiproxy", f.Name, f.Kind))
+		}
+	}
+	for k, v := range sc.Workload.Params {
+		if strings.ContainsAny(v, " \t\n\"'") {
+			errs = append(errs, fmt.Errorf("workload.params.%s: %q has a space or quote; the TestRun's arguments are split on spaces", k, v))
+		}
+	}
+	if base := path.Base(sc.Workload.Script); len(validation.IsConfigMapKey(base)) > 0 {
+		errs = append(errs, fmt.Errorf("workload.script %q: %q is not a ConfigMap key", sc.Workload.Script, base))
+	}
+	for _, msg := range validation.IsDNS1123Subdomain(sc.Name) {
+		errs = append(errs, fmt.Errorf("scenario name %q: %s", sc.Name, msg))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("scenario %s: %w", sc.Name, err)
+	}
+	return nil
+}
+
+// alias is an instance's object name ("ledger.1" → "ledger-1").
+func alias(instance string) string { return strings.ReplaceAll(instance, ".", "-") }
