@@ -277,7 +277,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	}
 	rec.Windows = trimWindows(windows, sc)
 	evMu.Lock()
-	rec.Faults = events
+	rec.Faults = mergeFaultEvents(events, ScriptFaultEvents(rec.Windows))
 	evMu.Unlock()
 	for _, ev := range rec.Faults {
 		if ev.Action == record.Failed {
