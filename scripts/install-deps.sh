@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use (as root, or through sudo).
 # Go modules, xk6 and k6 are fetched and built by the Go toolchain itself.
+# With --bench it installs only what `go run ./bench` compares against
+# (wrk); CI does not need it. vegeta and benchstat are built by the bench
+# from the pinned tools module tools/vegeta.
 set -euo pipefail
 pkgs=(redis-server chromium libxml2-utils fonts-dejavu-core)
+case "${1:-}" in
+  "") ;;
+  --bench) pkgs=(wrk) ;;
+  *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/workloads/stream"
+)
+
+// Shape of the synthetic stream: what the xk6-resilience output sends for
+// an HTTP workload, measured on a real k6 run (13 samples per request: 8
+// trends, 1 rate, 4 counters), over four tag sets (two APIs × 200/503).
+var (
+	ingestTrends = []string{"http_req_duration", "http_req_waiting", "http_req_blocked", "http_req_connecting", "http_req_sending", "http_req_receiving", "http_req_tls_handshaking"}
+)
+
+// samplesPerRequest is how many k6 samples one request and its iteration make.
+const samplesPerRequest = 13
+
+// ingestTemplates is how many distinct windows the child encodes and cycles through.
+const ingestTemplates = 8
+
+// ingestCost is what one ingest child measured.
+type ingestCost struct {
+	Windows int   `json:"windows"`
+	Samples int64 `json:"samples"`
+	CPUns   int64 `json:"cpu_ns"`
+	// HeapAfter is the live heap after a GC, the merged windows still held.
+	HeapAfter uint64 `json:"heap_after_bytes"`
+	// PeakHeap is the largest live heap sampled while ingesting.
+	PeakHeap uint64 `json:"peak_heap_bytes"`
+	MaxRSS   int64  `json:"max_rss_bytes"`
+}
+
+// windowLines encodes n distinct window messages of a workload at rate
+// requests per second, with a "%s" where the start goes.
+func windowLines(n, rate int, seed uint64) ([]string, int64, error) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	type tagset struct {
+		tags  map[string]string
+		share float64
+	}
+	var sets []tagset
+	for _, api := range []string{"Read", "Write"} {
+		for _, st := range []struct {
+			code  string
+			share float64
+		}{{"200", 0.47}, {"503", 0.03}} {
+			sets = append(sets, tagset{map[string]string{"scenario": "load", "name": api, "api": api, "method": "GET",
+				"status": st.code, "expected_response": strconv.FormatBool(st.code == "200")}, st.share})
+		}
+	}
+	var lines []string
+	var samples int64
+	for range n {
+		var series []record.Series
+		samples = 0
+		for _, ts := range sets {
+			count := int64(math.Round(float64(rate) * ts.share))
+			for _, m := range ingestTrends {
+				h := stream.NewHist()
+				s := record.Series{Metric: m, Kind: record.Trend, Tags: ts.tags, Count: count}
+				for i := range count {
+					v := 0.0
+					switch m {
+					case "http_req_duration", "http_req_waiting":
+						v = 2 * math.Exp(0.8*rng.NormFloat64()) // ms, median 2
+					case "http_req_tls_handshaking":
+					default:
+						v = 0.02 * rng.ExpFloat64()
+					}
+					mu := int64(math.Round(v * 1000))
+					_ = h.RecordValue(mu)
+					s.Sum += v
+					if i == 0 || v < s.Min {
+						s.Min = v
+					}
+					s.Max = max(s.Max, v)
+				}
+				enc, err := stream.EncodeHist(h)
+				if err != nil {
+					return nil, 0, err
+				}
+				s.Hist = enc
+				series = append(series, s)
+			}
+			series = append(series,
+				record.Series{Metric: "http_req_failed", Kind: record.Rate, Tags: ts.tags, Count: count, NonZero: map[bool]int64{true: count}[ts.tags["status"] != "200"]},
+				record.Series{Metric: "http_reqs", Kind: record.Counter, Tags: ts.tags, Count: count, Sum: float64(count)})
+			samples += 9 * count
+		}
+		// Per iteration, tagged with the scenario only.
+		it := stream.NewHist()
+		var itSum float64
+		for range rate {
+			v := 2.2 * math.Exp(0.8*rng.NormFloat64())
+			_ = it.RecordValue(int64(math.Round(v * 1000)))
+			itSum += v
+		}
+		enc, err := stream.EncodeHist(it)
+		if err != nil {
+			return nil, 0, err
+		}
+		scen := map[string]string{"scenario": "load"}
+		r := int64(rate)
+		series = append(series,
+			record.Series{Metric: "iteration_duration", Kind: record.Trend, Tags: scen, Count: r, Sum: itSum, Min: float64(it.Min()) / 1000, Max: float64(it.Max()) / 1000, Hist: enc},
+			record.Series{Metric: "iterations", Kind: record.Counter, Tags: scen, Count: r, Sum: float64(r)},
+			record.Series{Metric: "data_sent", Kind: record.Counter, Tags: scen, Count: r, Sum: 95 * float64(r)},
+			record.Series{Metric: "data_received", Kind: record.Counter, Tags: scen, Count: r, Sum: 118 * float64(r)})
+		samples += 4 * r
+		b, err := json.Marshal(map[string]any{"type": "window", "start": "%s", "series": series})
+		if err != nil {
+			return nil, 0, err
+		}
+		lines = append(lines, string(b)+"\n")
+	}
+	return lines, samples, nil
+}
+
+// ingestChildMain streams n one-second windows at rate requests/s through
+// loopback TCP into the harness's stream receiver and prints what the
+// receiving cost: CPU (this process, while receiving) and heap.
+func ingestChildMain(ctx context.Context, n, rate int, stdout io.Writer) error {
+	lines, perWindow, err := windowLines(ingestTemplates, rate, 42)
+	if err != nil {
+		return err
+	}
+	runtime.GC()
+	var peak uint64
+	stopSampling := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			peak = max(peak, s[0].Value.Uint64())
+			select {
+			case <-stopSampling:
+				return
+			case <-t.C:
+			}
+		}
+	})
+	cpu0 := selfCPU()
+	rec, err := stream.Listen(ctx)
+	if err != nil {
+		return err
+	}
+	conn, err := net.Dial("tcp", rec.Addr())
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(conn, 64<<10)
+	base := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
+	fmt.Fprintf(w, `{"type":"hello","version":%d,"k6":"v1.8.1","extension":"bench"}`+"\n", stream.WireVersion)
+	for i := range n {
+		w.WriteString(strings.Replace(lines[i%len(lines)], "%s", base.Add(time.Duration(i)*time.Second).Format(time.RFC3339Nano), 1))
+	}
+	io.WriteString(w, `{"type":"end","dropped":0}`+"\n")
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	conn.Close()
+	if !rec.WaitEnded(5 * time.Minute) {
+		return fmt.Errorf("ingest: no end message received")
+	}
+	if err := rec.Close(); err != nil {
+		return err
+	}
+	sum := rec.Summary()
+	cpu := selfCPU() - cpu0
+	close(stopSampling)
+	wg.Wait()
+	if sum.Malformed > 0 || len(sum.Windows) != n {
+		return fmt.Errorf("ingest: %d windows merged of %d sent, %d malformed: %v", len(sum.Windows), n, sum.Malformed, sum.Errors)
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	runtime.KeepAlive(sum)
+	return json.NewEncoder(stdout).Encode(ingestCost{Windows: n, Samples: perWindow * int64(n), CPUns: cpu.Nanoseconds(),
+		HeapAfter: ms.HeapAlloc, PeakHeap: max(peak, ms.HeapAlloc)})
+}
+
+// selfCPU is this process's user+system CPU time.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// ingestSection runs the ingest child for a 1-minute and a 10-minute
+// stream at the same rate, each in a fresh process, and compares them.
+func (b *bench) ingestSection(ctx context.Context) (Section, error) {
+	const rate = 4000
+	sec := Section{Name: "ingest (harness stream receiver: decode + merge)"}
+	run := func(windows int) (ingestCost, error) {
+		res, err := runCmd(ctx, 5*time.Minute, "", nil, b.self, "-ingest-child", strconv.Itoa(windows), "-ingest-rate", strconv.Itoa(rate))
+		if err != nil {
+			return ingestCost{}, err
+		}
+		if res.Code != 0 {
+			return ingestCost{}, fmt.Errorf("ingest child (%d windows): %s", windows, lastLines(string(res.Out), 5))
+		}
+		var c ingestCost
+		if err := json.Unmarshal(res.Out, &c); err != nil {
+			return c, fmt.Errorf("ingest child output: %w: %s", err, lastLines(string(res.Out), 3))
+		}
+		c.MaxRSS = res.MaxRSS * 1024
+		return c, nil
+	}
+	short, err := run(60)
+	if err != nil {
+		return sec, err
+	}
+	long, err := run(600)
+	if err != nil {
+		return sec, err
+	}
+	sec.Detail = map[string]any{"rate_per_s": rate, "samples_per_request": samplesPerRequest, "one_minute": short, "ten_minutes": long}
+	perM := func(c ingestCost) float64 { return float64(c.CPUns) / 1e6 / (float64(c.Samples) / 1e6) }
+	runMsPerM := 1e6 / float64(rate*samplesPerRequest) * 1000
+	mib := func(v uint64) float64 { return float64(v) / (1 << 20) }
+	grow := float64(long.HeapAfter) - float64(short.HeapAfter)
+	sec.Rows = append(sec.Rows,
+		Row{Name: fmt.Sprintf("harness CPU per 1M samples (10-min stream, %d req/s)", rate), Value: perM(long), Unit: "ms",
+			Ref: "run time holding 1M samples, ms", RefValue: runMsPerM, Note: "ratio: share of one core"},
+		Row{Name: "peak heap, 10-min run", Value: mib(long.PeakHeap), Unit: "MiB", Ref: "1-min run", RefValue: mib(short.PeakHeap), Goal: AtMost(1.1)},
+		Row{Name: "peak RSS, 10-min run", Value: float64(long.MaxRSS) / (1 << 20), Unit: "MiB", Ref: "1-min run", RefValue: float64(short.MaxRSS) / (1 << 20), Goal: AtMost(1.1)},
+		Row{Name: "heap kept per 1M samples (the run record's windows)", Value: grow / (1 << 10) / (float64(long.Samples-short.Samples) / 1e6), Unit: "KiB",
+			Note: "one window per second is kept by design"},
+	)
+	return sec, nil
+}
