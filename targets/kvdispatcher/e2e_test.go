@@ -35,7 +35,7 @@ func TestScenariosAB(t *testing.T) {
 		off      string   // the --set that switches its protection off
 		breached []string // the assertions that must fail with it off
 	}{
-		{"kv-scan-quota", "kvdispatcher.ru=off", []string{"point-readers-unharmed"}},
+		{"kv-scan-quota", "kvdispatcher.ru=off", []string{"point-readers-unharmed", "scanner-throttled"}},
 		{"kv-slow-partition", "kvdispatcher.shard-breakers=off", []string{"other-shards-available"}},
 		{"kv-hot-key-flood", "kvdispatcher.hotkeys=off", []string{"flood-reaches-storage-as-a-trickle", "other-keys-available"}},
 		{"kv-tier-shedding", "kvdispatcher.tiers=off", []string{"critical-tier-up", "critical-tier-p99-on-healthy-shards"}},
