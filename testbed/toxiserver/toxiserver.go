@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/testbed/httpstage"
 )
 
@@ -49,7 +50,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *token == "" {
 		*token = os.Getenv("CHAOSRUN_TOKEN")
 	}
-	if !isLoopback(*listen) && *token == "" {
+	if !guard.IsLoopbackListen(*listen) && *token == "" {
 		return fmt.Errorf("serve toxiproxy: --listen %s is not a loopback address: set --token (or CHAOSRUN_TOKEN) so that only this run can inject faults", *listen)
 	}
 	if *seed != 0 {
@@ -100,19 +101,6 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("serve toxiproxy: shutdown: %w", err)
 	}
 	return nil
-}
-
-// isLoopback reports whether a listen address binds loopback only.
-func isLoopback(listen string) bool {
-	host, _, err := net.SplitHostPort(listen)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // requireToken lets a request through only with the token, as a basic-auth

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"net"
 	"time"
+
+	"github.com/chaosrun/chaosrun/guard"
 )
 
 // Bounds on a connection that has not yet shown the run's token.
@@ -38,15 +40,7 @@ func IsLoopback(addr string) bool {
 	if addr == "" {
 		return true
 	}
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return guard.IsLoopbackListen(addr)
 }
 
 // ServerTLS loads a PEM certificate and key for a TLS receiver.
