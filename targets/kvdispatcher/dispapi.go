@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
@@ -167,6 +168,7 @@ func (d *Dispatcher) coalescedGet(ctx context.Context, shard int, key string) (G
 // countHotRead counts a backend read of a hot key under the key's own label,
 // for the first maxHotLabels keys.
 func (d *Dispatcher) countHotRead(key string) {
+	key = strings.ToValidUTF8(key, "\uFFFD") // a label must be valid UTF-8
 	d.hotMu.Lock()
 	_, ok := d.hotLabels[key]
 	if !ok && len(d.hotLabels) < maxHotLabels {

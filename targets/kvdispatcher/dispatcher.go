@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -190,10 +191,12 @@ func (d *Dispatcher) Tick() {
 }
 
 // caller returns name, or "other" once MaxCallers callers have buckets.
+// Names that are not valid UTF-8 are mended (they become metric labels).
 func (d *Dispatcher) caller(name string) string {
 	if name == "" {
 		name = "anonymous"
 	}
+	name = strings.ToValidUTF8(name, "\uFFFD")
 	d.callersMu.RLock()
 	_, ok := d.callers[name]
 	d.callersMu.RUnlock()
