@@ -276,8 +276,9 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 		fail(cerr)
 	}
 	rec.Windows = trimWindows(windows, sc)
+	scripted := ScriptFaultEvents(rec.Windows)
 	evMu.Lock()
-	rec.Faults = mergeFaultEvents(events, ScriptFaultEvents(rec.Windows))
+	rec.Faults = mergeFaultEvents(events, scripted)
 	evMu.Unlock()
 	for _, ev := range rec.Faults {
 		if ev.Action == record.Failed {
