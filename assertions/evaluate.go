@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/workloads/stream"
@@ -147,19 +145,19 @@ func aggregateWindows(run *record.Run, m Metric, rng Range, agg Agg) (result, er
 		sum            float64
 		minV, maxV     float64
 		seen, haveMM   bool
-		hists          []*hdrhistogram.Histogram
+		hists          histSum
 		histErr        error
 	)
-	for _, w := range run.Windows {
+	werr := run.EachWindow(func(w record.Window) error {
 		if !rng.Contains(w.Start) {
-			continue
+			return nil
 		}
 		for _, s := range w.Series {
 			if !m.Matches(s) {
 				continue
 			}
 			if seen && s.Kind != kind {
-				return result{}, fmt.Errorf("%s matches series of kinds %s and %s; narrow the tag filter", m, kind, s.Kind)
+				return fmt.Errorf("%s matches series of kinds %s and %s; narrow the tag filter", m, kind, s.Kind)
 			}
 			seen, kind = true, s.Kind
 			count += s.Count
@@ -180,9 +178,15 @@ func aggregateWindows(run *record.Run, m Metric, rng Range, agg Agg) (result, er
 					histErr = errors.Join(histErr, fmt.Errorf("%s at %s: %w", m, w.Start.Format("15:04:05"), err))
 					continue
 				}
-				hists = append(hists, h)
+				if err := hists.add(h); err != nil {
+					histErr = errors.Join(histErr, fmt.Errorf("%s at %s: %w", m, w.Start.Format("15:04:05"), err))
+				}
 			}
 		}
+		return nil
+	})
+	if werr != nil {
+		return result{}, werr
 	}
 	res := result{samples: count, kind: kind}
 	if !seen || (count == 0 && kind != record.Gauge) {
@@ -210,9 +214,9 @@ func aggregateWindows(run *record.Run, m Metric, rng Range, agg Agg) (result, er
 			if agg.Func == AggMed {
 				q = 50
 			}
-			merged, merr := mergeHists(hists)
-			if merr != nil {
-				return res, fmt.Errorf("%s: %w", m, merr)
+			merged := hists.h
+			if merged == nil {
+				return res, fmt.Errorf("%s: no histogram in %s", m, rng.Desc)
 			}
 			// HDR reports the top of a bucket; the exact extremes bound it.
 			res.value = min(max(float64(merged.ValueAtQuantile(q))/1000, minV), maxV)

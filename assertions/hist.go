@@ -6,24 +6,29 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// mergeHists merges histograms of possibly different ranges into one that
-// covers them all.
-func mergeHists(hs []*hdrhistogram.Histogram) (*hdrhistogram.Histogram, error) {
-	lo, hi, sig := int64(1), int64(2), int64(1)
-	for i, h := range hs {
-		lo0, hi0, sig0 := h.LowestTrackableValue(), h.HighestTrackableValue(), h.SignificantFigures()
-		if i == 0 || lo0 < lo {
-			lo = lo0
-		}
-		hi, sig = max(hi, hi0), max(sig, sig0)
+// histSum merges histograms of possibly different ranges one at a time, so
+// that a range of any length holds one histogram, not one per window.
+type histSum struct{ h *hdrhistogram.Histogram }
+
+// add merges h in, widening the sum's range and precision when h's exceed
+// them. The sum may take h over: the caller must not use h afterwards.
+func (s *histSum) add(h *hdrhistogram.Histogram) error {
+	if s.h == nil {
+		s.h = h
+		return nil
 	}
-	lo = max(lo, 1)
-	hi = max(hi, 2*lo)
-	out := hdrhistogram.New(lo, hi, int(sig))
-	for _, h := range hs {
-		if dropped := out.Merge(h); dropped > 0 {
-			return nil, fmt.Errorf("merging histograms dropped %d values", dropped)
+	lo, hi, sig := s.h.LowestTrackableValue(), s.h.HighestTrackableValue(), s.h.SignificantFigures()
+	if h.LowestTrackableValue() < lo || h.HighestTrackableValue() > hi || h.SignificantFigures() > sig {
+		lo = max(min(lo, h.LowestTrackableValue()), 1)
+		hi = max(hi, h.HighestTrackableValue(), 2*lo)
+		wide := hdrhistogram.New(lo, hi, int(max(sig, h.SignificantFigures())))
+		if dropped := wide.Merge(s.h); dropped > 0 {
+			return fmt.Errorf("merging histograms dropped %d values", dropped)
 		}
+		s.h = wide
 	}
-	return out, nil
+	if dropped := s.h.Merge(h); dropped > 0 {
+		return fmt.Errorf("merging histograms dropped %d values", dropped)
+	}
+	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
@@ -17,7 +19,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/report"
+	"github.com/chaosrun/chaosrun/runner"
+	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
@@ -39,8 +45,11 @@ type ingestCost struct {
 	Windows int   `json:"windows"`
 	Samples int64 `json:"samples"`
 	CPUns   int64 `json:"cpu_ns"`
-	// HeapAfter is the live heap after a GC, the merged windows still held.
+	// HeapAfter is the live heap after a GC, the record written.
 	HeapAfter uint64 `json:"heap_after_bytes"`
+	// LogBytes is the window log on disk; RecordBytes the run record.
+	LogBytes    int64 `json:"log_bytes"`
+	RecordBytes int64 `json:"record_bytes"`
 	// PeakHeap is the largest live heap sampled while ingesting.
 	PeakHeap uint64 `json:"peak_heap_bytes"`
 	MaxRSS   int64  `json:"max_rss_bytes"`
@@ -132,14 +141,28 @@ func windowLines(n, rate int, seed uint64) ([]string, int64, error) {
 	return lines, samples, nil
 }
 
+// ingestAssertions are what the ingest child evaluates over the whole run,
+// as a scenario's assertions are.
+var ingestAssertions = []scenario.Assertion{
+	{Name: "read-p99", Metric: "http_req_duration{api:Read}", Checks: []string{"p(99) < 1s", "p(50) < 100ms"}},
+	{Name: "few-failures", Metric: "http_req_failed", Checks: []string{"rate < 0.1"}},
+	{Name: "throughput", Metric: "http_reqs", Checks: []string{"rate > 100"}},
+}
+
 // ingestChildMain streams n one-second windows at rate requests/s through
-// loopback TCP into the harness's stream receiver and prints what the
-// receiving cost: CPU (this process, while receiving) and heap.
+// loopback TCP into the harness's stream receiver, then evaluates
+// assertions over them and writes the run record, as a run does, and
+// prints what it cost: CPU (this process, sender included) and heap.
 func ingestChildMain(ctx context.Context, n, rate int, stdout io.Writer) error {
 	lines, perWindow, err := windowLines(ingestTemplates, rate, 42)
 	if err != nil {
 		return err
 	}
+	dir, err := os.MkdirTemp("", "chaosrun-ingest-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
 	runtime.GC()
 	var peak uint64
 	stopSampling := make(chan struct{})
@@ -159,7 +182,12 @@ func ingestChildMain(ctx context.Context, n, rate int, stdout io.Writer) error {
 		}
 	})
 	cpu0 := selfCPU()
-	rec, err := stream.Listen(ctx)
+	wl, err := stream.CreateWindowLog(dir)
+	if err != nil {
+		return err
+	}
+	defer wl.Close()
+	rec, err := stream.ListenWith(ctx, stream.Config{Log: wl, Keep: runner.KeepMetric(&scenario.Scenario{Assertions: ingestAssertions})})
 	if err != nil {
 		return err
 	}
@@ -185,18 +213,33 @@ func ingestChildMain(ctx context.Context, n, rate int, stdout io.Writer) error {
 		return err
 	}
 	sum := rec.Summary()
+	if sum.Malformed > 0 || sum.LogErr != nil || wl.Len() != n {
+		return fmt.Errorf("ingest: %d windows logged of %d sent, %d malformed: %v %v", wl.Len(), n, sum.Malformed, sum.Errors, sum.LogErr)
+	}
+	run := &record.Run{SchemaVersion: record.SchemaVersion, Scenario: "ingest", Start: base, End: base.Add(time.Duration(n) * time.Second),
+		Planned: record.Duration(time.Duration(n) * time.Second), Source: wl}
+	run.Verdicts = assertions.Evaluate(run, ingestAssertions)
+	for _, v := range run.Verdicts {
+		if v.Error != "" || !v.Pass {
+			return fmt.Errorf("ingest: assertion %s %s: observed %v, error %q", v.Assertion, v.Check, v.Observed, v.Error)
+		}
+	}
+	recPath := filepath.Join(dir, "run.json")
+	if err := report.WriteJSON(recPath, run); err != nil {
+		return err
+	}
+	fi, err := os.Stat(recPath)
+	if err != nil {
+		return err
+	}
 	cpu := selfCPU() - cpu0
 	close(stopSampling)
 	wg.Wait()
-	if sum.Malformed > 0 || len(sum.Windows) != n {
-		return fmt.Errorf("ingest: %d windows merged of %d sent, %d malformed: %v", len(sum.Windows), n, sum.Malformed, sum.Errors)
-	}
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	runtime.KeepAlive(sum)
 	return json.NewEncoder(stdout).Encode(ingestCost{Windows: n, Samples: perWindow * int64(n), CPUns: cpu.Nanoseconds(),
-		HeapAfter: ms.HeapAlloc, PeakHeap: max(peak, ms.HeapAlloc)})
+		HeapAfter: ms.HeapAlloc, PeakHeap: max(peak, ms.HeapAlloc), LogBytes: wl.Size(), RecordBytes: fi.Size()})
 }
 
 // selfCPU is this process's user+system CPU time.
@@ -212,7 +255,7 @@ func selfCPU() time.Duration {
 // stream at the same rate, each in a fresh process, and compares them.
 func (b *bench) ingestSection(ctx context.Context) (Section, error) {
 	const rate = 4000
-	sec := Section{Name: "ingest (harness stream receiver: decode + merge)"}
+	sec := Section{Name: "ingest (harness: stream receiver, window log, assertions, run record)"}
 	run := func(windows int) (ingestCost, error) {
 		res, err := runCmd(ctx, 5*time.Minute, "", nil, b.self, "-ingest-child", strconv.Itoa(windows), "-ingest-rate", strconv.Itoa(rate))
 		if err != nil {
@@ -240,14 +283,16 @@ func (b *bench) ingestSection(ctx context.Context) (Section, error) {
 	perM := func(c ingestCost) float64 { return float64(c.CPUns) / 1e6 / (float64(c.Samples) / 1e6) }
 	runMsPerM := 1e6 / float64(rate*samplesPerRequest) * 1000
 	mib := func(v uint64) float64 { return float64(v) / (1 << 20) }
-	grow := float64(long.HeapAfter) - float64(short.HeapAfter)
+	perMSamples := func(v int64) float64 { return float64(v) / (1 << 10) / (float64(long.Samples) / 1e6) }
 	sec.Rows = append(sec.Rows,
 		Row{Name: fmt.Sprintf("harness CPU per 1M samples (10-min stream, %d req/s)", rate), Value: perM(long), Unit: "ms",
 			Ref: "run time holding 1M samples, ms", RefValue: runMsPerM, Note: "ratio: share of one core"},
 		Row{Name: "peak heap, 10-min run", Value: mib(long.PeakHeap), Unit: "MiB", Ref: "1-min run", RefValue: mib(short.PeakHeap), Goal: AtMost(1.1)},
 		Row{Name: "peak RSS, 10-min run", Value: float64(long.MaxRSS) / (1 << 20), Unit: "MiB", Ref: "1-min run", RefValue: float64(short.MaxRSS) / (1 << 20), Goal: AtMost(1.1)},
-		Row{Name: "heap kept per 1M samples (the run record's windows)", Value: grow / (1 << 10) / (float64(long.Samples-short.Samples) / 1e6), Unit: "KiB",
-			Note: "one window per second is kept by design"},
+		Row{Name: "heap after the run, 10-min run", Value: mib(long.HeapAfter), Unit: "MiB", Ref: "1-min run", RefValue: mib(short.HeapAfter)},
+		Row{Name: "run record on disk per 1M samples", Value: perMSamples(long.RecordBytes), Unit: "KiB",
+			Note: "detail timings no assertion reads are dropped on arrival"},
+		Row{Name: "window log on disk per 1M samples (unlinked, freed with the record)", Value: perMSamples(long.LogBytes), Unit: "KiB"},
 	)
 	return sec, nil
 }

@@ -23,8 +23,14 @@ type Run struct {
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
 	// Planned is the scenario's load duration.
-	Planned  Duration     `json:"planned"`
-	Windows  []Window     `json:"windows"`
+	Planned Duration `json:"planned"`
+	// Windows are the run's windows when they are held in memory (a record
+	// read from its file). A live run's record leaves it empty and reads
+	// them from Source: use EachWindow.
+	Windows []Window `json:"windows"`
+	// Source, when set, holds the windows instead of Windows (a live run's
+	// window log on disk, so that memory stays flat in run length).
+	Source   WindowSource `json:"-"`
 	Faults   []FaultEvent `json:"faults"`
 	Scrapes  []Scrape     `json:"scrapes,omitempty"`
 	Verdicts []Verdict    `json:"verdicts,omitempty"`
@@ -34,6 +40,33 @@ type Run struct {
 	Incomplete bool          `json:"incomplete,omitempty"`
 	Problems   []string      `json:"problems,omitempty"`
 	Topology   []ServiceInfo `json:"topology,omitempty"`
+}
+
+// WindowSource yields a run's windows in start order.
+type WindowSource interface {
+	EachWindow(f func(Window) error) error
+}
+
+// EachWindow calls f with each window in start order, from Source when
+// set, else from Windows; it stops at f's first error.
+func (r *Run) EachWindow(f func(Window) error) error {
+	if r.Source != nil {
+		return r.Source.EachWindow(f)
+	}
+	for _, w := range r.Windows {
+		if err := f(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close frees the run's window source, when it holds anything (a file).
+func (r *Run) Close() error {
+	if c, ok := r.Source.(interface{ Close() error }); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // Timings breaks a run's wall time into its stages.

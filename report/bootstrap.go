@@ -78,9 +78,9 @@ func (bc barCache) bars(hist string) ([]bar, error) {
 func cellsIn(r *record.Run, m assertions.Metric, from, to time.Duration, needBars bool, bc barCache) ([]cell, error) {
 	rng := assertions.Range{From: r.Start.Add(from), To: r.Start.Add(to)}
 	var out []cell
-	for _, w := range r.Windows {
+	err := r.EachWindow(func(w record.Window) error {
 		if !rng.Contains(w.Start) {
-			continue
+			return nil
 		}
 		var c cell
 		seen := false
@@ -89,7 +89,7 @@ func cellsIn(r *record.Run, m assertions.Metric, from, to time.Duration, needBar
 				continue
 			}
 			if seen && s.Kind != c.Kind {
-				return nil, fmt.Errorf("%s matches series of kinds %s and %s", m, c.Kind, s.Kind)
+				return fmt.Errorf("%s matches series of kinds %s and %s", m, c.Kind, s.Kind)
 			}
 			seen, c.Kind = true, s.Kind
 			c.Count += s.Count
@@ -107,15 +107,16 @@ func cellsIn(r *record.Run, m assertions.Metric, from, to time.Duration, needBar
 			if needBars && s.Kind == record.Trend && s.Count > 0 && s.Hist != "" {
 				bs, err := bc.bars(s.Hist)
 				if err != nil {
-					return nil, fmt.Errorf("%s at %s: %w", m, w.Start.Format("15:04:05"), err)
+					return fmt.Errorf("%s at %s: %w", m, w.Start.Format("15:04:05"), err)
 				}
 				c.Bars = append(c.Bars, bs...)
 			}
 		}
 		// A second without a matching series still counts: it saw nothing.
 		out = append(out, c)
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // aggregate computes st over cells, as assertions.Evaluate does over a

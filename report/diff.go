@@ -245,7 +245,11 @@ func figures(head []*record.Run, opt DiffOptions) ([]figure, error) {
 	if opt.NoKeyFigures {
 		return out, nil
 	}
-	for _, api := range apis(head[0]) {
+	names, err := apis(head[0])
+	if err != nil {
+		return nil, err
+	}
+	for _, api := range names {
 		sel := "{api:" + quoteTag(api) + "}"
 		for _, ph := range phases(head[0]) {
 			w, g := ph.resolve, ph.kind == assertions.During || ph.kind == assertions.Whole || opt.GateAllPhases
@@ -268,16 +272,17 @@ func quoteTag(v string) string {
 }
 
 // apis lists the api tags of a run's http_req_duration series.
-func apis(r *record.Run) []string {
+func apis(r *record.Run) ([]string, error) {
 	set := map[string]bool{}
-	for _, w := range r.Windows {
+	err := r.EachWindow(func(w record.Window) error {
 		for _, s := range w.Series {
 			if s.Metric == "http_req_duration" && s.Tags["api"] != "" {
 				set[s.Tags["api"]] = true
 			}
 		}
-	}
-	return sortedKeys(set)
+		return nil
+	})
+	return sortedKeys(set), err
 }
 
 type phase struct {

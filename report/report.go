@@ -5,7 +5,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -29,36 +28,6 @@ func Passed(r *record.Run) bool {
 		}
 	}
 	return true
-}
-
-// WriteJSON writes the run record to path as compact JSON, creating its
-// folder.
-func WriteJSON(path string, r *record.Run) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	// Compact: indentation adds 40% to a record of thousands of series.
-	b, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("report: encode run record: %w", err)
-	}
-	return writeFile(path, append(b, '\n'))
-}
-
-// ReadJSON reads a run record written by WriteJSON.
-func ReadJSON(path string) (*record.Run, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	var r record.Run
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("report: %s: %w", path, err)
-	}
-	if r.SchemaVersion != record.SchemaVersion {
-		return nil, fmt.Errorf("report: %s: run record schema version %d (this chaosrun reads %d)", path, r.SchemaVersion, record.SchemaVersion)
-	}
-	return &r, nil
 }
 
 // writeFile writes atomically: a reader never sees half a report.

@@ -82,7 +82,7 @@ func sec(r *record.Run, t time.Time) float64 { return t.Sub(r.Start).Seconds() }
 func LatencyCharts(r *record.Run) ([]Chart, error) {
 	type acc struct{ p50, p99 []Point }
 	per := map[string]*acc{}
-	for _, w := range r.Windows {
+	err := r.EachWindow(func(w record.Window) error {
 		hs := map[string]*hdrhistogram.Histogram{}
 		for _, s := range w.Series {
 			if s.Metric != "http_req_duration" || s.Kind != record.Trend || s.Count == 0 || s.Hist == "" {
@@ -90,7 +90,7 @@ func LatencyCharts(r *record.Run) ([]Chart, error) {
 			}
 			h, err := stream.DecodeHist(s.Hist)
 			if err != nil {
-				return nil, fmt.Errorf("report: %s %v at +%.0fs: %w", s.Metric, s.Tags, sec(r, w.Start), err)
+				return fmt.Errorf("report: %s %v at +%.0fs: %w", s.Metric, s.Tags, sec(r, w.Start), err)
 			}
 			g := group(s)
 			if hs[g] == nil {
@@ -106,6 +106,10 @@ func LatencyCharts(r *record.Run) ([]Chart, error) {
 			per[g].p50 = append(per[g].p50, Point{x, float64(h.ValueAtQuantile(50)) / 1000})
 			per[g].p99 = append(per[g].p99, Point{x, float64(h.ValueAtQuantile(99)) / 1000})
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	var out []Chart
 	for _, g := range sortedKeys(per) {
@@ -116,10 +120,10 @@ func LatencyCharts(r *record.Run) ([]Chart, error) {
 }
 
 // RateChart returns requests per second per API (http_reqs) and dropped
-// iterations per second per k6 scenario.
-func RateChart(r *record.Run) (Chart, bool) {
+// iterations per second per k6 scenario; ok is false when there are none.
+func RateChart(r *record.Run) (c Chart, ok bool, err error) {
 	lines := map[string][]Point{}
-	for _, w := range r.Windows {
+	err = r.EachWindow(func(w record.Window) error {
 		sum := map[string]float64{}
 		for _, s := range w.Series {
 			switch s.Metric {
@@ -132,15 +136,17 @@ func RateChart(r *record.Run) (Chart, bool) {
 		for k, v := range sum {
 			lines[k] = append(lines[k], Point{sec(r, w.Start) + 0.5, v})
 		}
-	}
-	return chartOf("Request rate", "req/s", lines)
+		return nil
+	})
+	c, ok = chartOf("Request rate", "req/s", lines)
+	return c, ok, err
 }
 
 // FailureChart returns failed requests per second by API and status
-// (http_req_failed, tagged by k6's status).
-func FailureChart(r *record.Run) (Chart, bool) {
+// (http_req_failed, tagged by k6's status); ok is false when there are none.
+func FailureChart(r *record.Run) (c Chart, ok bool, err error) {
 	lines := map[string][]Point{}
-	for _, w := range r.Windows {
+	err = r.EachWindow(func(w record.Window) error {
 		sum := map[string]float64{}
 		for _, s := range w.Series {
 			if s.Metric == "http_req_failed" && s.NonZero > 0 {
@@ -150,8 +156,10 @@ func FailureChart(r *record.Run) (Chart, bool) {
 		for k, v := range sum {
 			lines[k] = append(lines[k], Point{sec(r, w.Start) + 0.5, v})
 		}
-	}
-	return chartOf("Failed requests by API and status", "req/s", lines)
+		return nil
+	})
+	c, ok = chartOf("Failed requests by API and status", "req/s", lines)
+	return c, ok, err
 }
 
 // ScrapeKey is a flattened scrape key split into its parts:
@@ -334,11 +342,14 @@ func Charts(r *record.Run) ([]Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c, ok := RateChart(r); ok {
-		out = append(out, c)
-	}
-	if c, ok := FailureChart(r); ok {
-		out = append(out, c)
+	for _, chart := range []func(*record.Run) (Chart, bool, error){RateChart, FailureChart} {
+		c, ok, err := chart(r)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, c)
+		}
 	}
 	return append(out, ScrapeCharts(r)...), nil
 }

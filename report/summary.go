@@ -24,7 +24,11 @@ type KeyFigure struct {
 // when it had no faults).
 func KeyFigures(r *record.Run) ([]KeyFigure, error) {
 	var out []KeyFigure
-	for _, api := range apis(r) {
+	names, err := apis(r)
+	if err != nil {
+		return nil, err
+	}
+	for _, api := range names {
 		dur, err := assertions.ParseMetric("http_req_duration{api:" + quoteTag(api) + "}")
 		if err != nil {
 			return nil, err

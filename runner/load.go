@@ -19,7 +19,10 @@ import (
 // streaming to its own receiver, so that a late or missing shard is known
 // by name.
 type load struct {
-	shards   []*shard
+	shards []*shard
+	// logs hold each shard's settled windows on disk until collect hands
+	// them over.
+	logs     stream.WindowLogs
 	finished chan int // index of a shard whose k6 ended
 	started  chan struct{}
 }
@@ -79,14 +82,21 @@ func shardListen(addr string, i int) (string, error) {
 	return net.JoinHostPort(host, strconv.Itoa(p+i)), nil
 }
 
-// startLoad starts n k6 processes; each ends when ctx ends.
-func startLoad(ctx context.Context, n int, spec k6run.Spec, logDir string, res Results) (*load, error) {
+// startLoad starts n k6 processes; each ends when ctx ends. Their windows
+// go to window logs in spillDir ("" is the system's temporary folder),
+// keeping only the metrics keep says.
+func startLoad(ctx context.Context, n int, spec k6run.Spec, logDir, spillDir string, keep func(string) bool, res Results) (*load, error) {
 	l := &load{finished: make(chan int, n), started: make(chan struct{})}
 	for i := range n {
 		addr, err := shardListen(res.Listen, i)
+		var wl *stream.WindowLog
 		if err == nil {
+			wl, err = stream.CreateWindowLog(spillDir)
+		}
+		if err == nil {
+			l.logs = append(l.logs, wl)
 			var recv *stream.Receiver
-			recv, err = stream.ListenWith(ctx, stream.Config{Addr: addr, Token: res.Token, TLS: res.TLS, OnRefused: res.OnRefused})
+			recv, err = stream.ListenWith(ctx, stream.Config{Addr: addr, Token: res.Token, TLS: res.TLS, OnRefused: res.OnRefused, Log: wl, Keep: keep})
 			if err == nil {
 				l.shards = append(l.shards, &shard{idx: i, name: "k6", recv: recv})
 			}
@@ -187,11 +197,11 @@ func (l *load) waitAll(timeout time.Duration) error {
 }
 
 // collect waits for every shard's end marker, closes the receivers and
-// merges their windows; a shard whose stream has no end marker is named.
-func (l *load) collect(wait time.Duration) ([]record.Window, []string, error) {
+// hands over their window logs, read as one; a shard whose stream has no
+// end marker is named.
+func (l *load) collect(wait time.Duration) (stream.WindowLogs, []string, error) {
 	var errs []error
 	var notes []string
-	lists := make([][]record.Window, 0, len(l.shards))
 	deadline := time.Now().Add(wait)
 	for _, sh := range l.shards {
 		if !sh.recv.WaitEnded(time.Until(deadline)) {
@@ -208,17 +218,21 @@ func (l *load) collect(wait time.Duration) ([]record.Window, []string, error) {
 		if sum.Dropped > 0 {
 			notes = append(notes, fmt.Sprintf("results stream of %s: the output dropped %d samples", sh.name, sum.Dropped))
 		}
-		lists = append(lists, sum.Windows)
+		if sum.LogErr != nil {
+			errs = append(errs, fmt.Errorf("results of %s: %w", sh.name, sum.LogErr))
+		}
 	}
-	merged, err := stream.MergeWindows(lists...)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("merging the shards' results: %w", err))
-	}
-	return merged, notes, errors.Join(errs...)
+	logs := l.logs
+	l.logs = nil
+	return logs, notes, errors.Join(errs...)
 }
 
+// close closes the receivers, and the window logs unless collect handed
+// them over.
 func (l *load) close() {
 	for _, sh := range l.shards {
 		sh.recv.Close()
 	}
+	l.logs.Close() //nolint:errcheck // nothing more to lose
+	l.logs = nil
 }

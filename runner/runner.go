@@ -96,7 +96,9 @@ func HardLimit(sc *scenario.Scenario, override time.Duration) time.Duration {
 }
 
 // Run runs the scenario. It returns the run record even when it fails; the
-// record is then marked incomplete with the reasons in Problems.
+// record is then marked incomplete with the reasons in Problems. The
+// record's windows stay on disk, in an unlinked file in OutDir, until the
+// record is closed: close it once it is written.
 func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	sc := o.Scenario
 	if o.Clock == nil {
@@ -171,7 +173,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
 	shards := max(o.LoadShards, 1)
-	ld, lerr := startLoad(loadCtx, shards, k6run.Spec{Binary: o.K6, Script: script, Env: env, Extra: allowed.K6Flags()}, filepath.Join(o.OutDir, "logs"), o.Results)
+	ld, lerr := startLoad(loadCtx, shards, k6run.Spec{Binary: o.K6, Script: script, Env: env, Extra: allowed.K6Flags()}, filepath.Join(o.OutDir, "logs"), o.OutDir, KeepMetric(sc), o.Results)
 	if lerr != nil {
 		fail(lerr)
 		return rec, err
@@ -270,13 +272,16 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	bg.Wait()
 	prog.finish()
 
-	windows, notes, cerr := ld.collect(5 * time.Second)
+	logs, notes, cerr := ld.collect(5 * time.Second)
+	rec.Source = logs
 	rec.Problems = append(rec.Problems, notes...)
 	if cerr != nil && !rec.Incomplete {
 		fail(cerr)
 	}
-	rec.Windows = trimWindows(windows, sc)
-	scripted := ScriptFaultEvents(rec.Windows)
+	scripted, serr := ScriptFaultEvents(rec)
+	if serr != nil {
+		fail(fmt.Errorf("reading the run's windows: %w", serr))
+	}
 	evMu.Lock()
 	rec.Faults = mergeFaultEvents(events, scripted)
 	evMu.Unlock()

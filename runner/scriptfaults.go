@@ -15,9 +15,9 @@ const scriptFaultMetric = "resilience_fault_events"
 // window that counted them), so that plots shade them like scheduled
 // faults: add_toxic/remove_toxic open and close "TOXIC@PROXY", and
 // disable/enable open and close "proxy_down@PROXY".
-func ScriptFaultEvents(windows []record.Window) []record.FaultEvent {
+func ScriptFaultEvents(r *record.Run) ([]record.FaultEvent, error) {
 	var out []record.FaultEvent
-	for _, w := range windows {
+	err := r.EachWindow(func(w record.Window) error {
 		var opens, closes []record.FaultEvent
 		for _, s := range w.Series {
 			if s.Metric != scriptFaultMetric || s.Count == 0 {
@@ -48,8 +48,9 @@ func ScriptFaultEvents(windows []record.Window) []record.FaultEvent {
 		byName(opens)
 		byName(closes)
 		out = append(append(out, opens...), closes...)
-	}
-	return out
+		return nil
+	})
+	return out, err
 }
 
 // mergeFaultEvents merges two time-ordered event lists by actual time.

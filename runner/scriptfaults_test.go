@@ -25,7 +25,11 @@ func TestScriptFaultEvents(t *testing.T) {
 		At     int
 	}
 	var g []got
-	for _, e := range ScriptFaultEvents(ws) {
+	evs, err := ScriptFaultEvents(&record.Run{Windows: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
 		g = append(g, got{e.Fault, e.Action, int(e.Actual.Sub(t0) / time.Second)})
 		if e.Kind != "script" || e.Target == "" {
 			t.Errorf("event %+v: want kind script and the proxy as target", e)

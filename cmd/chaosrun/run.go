@@ -190,7 +190,10 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 		allowed, _ := blastRadius(sc, allow)
 		code := runOne(ctx, st, sc, runSettings{allowed: allowed, shards: *shards, results: results, bed: *bed, image: image, k6: bin.Path, k6Version: bin.Version, root: root, outDir: *outDir, timeout: *timeout, quiet: *quiet, sets: sets, build: buildTime})
 		buildTime = 0
-		if rec, err := report.ReadJSON(filepath.Join(*outDir, sc.Name, "run.json")); err == nil {
+		// Kept for the combined report without their windows, which are
+		// read from the file again when needed: memory stays flat in the
+		// catalog's length.
+		if rec, err := report.OpenJSON(filepath.Join(*outDir, sc.Name, "run.json")); err == nil {
 			done = append(done, rec)
 		}
 		if *totalTimeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -258,6 +261,7 @@ func runOne(ctx context.Context, st *State, sc *scenario.Scenario, rs runSetting
 		LoadShards: rs.shards,
 		Results:    rs.results,
 	})
+	defer rec.Close()
 	var writeErrs []string
 	if werr := report.WriteJSON(filepath.Join(dir, "run.json"), rec); werr != nil {
 		writeErrs = append(writeErrs, werr.Error())

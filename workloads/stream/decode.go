@@ -10,7 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -53,6 +55,9 @@ type Summary struct {
 	// wrong token); RefusedErrors holds the first few reasons. Zero for Decode.
 	Refused       int
 	RefusedErrors []error
+	// LogErr is why windows could not be moved to the receiver's window
+	// log (they were kept in memory instead); nil without a log.
+	LogErr error
 }
 
 // envelope is any one line of the stream.
@@ -102,7 +107,22 @@ type state struct {
 	onWindow func(record.Window)
 	// pending holds window messages for onWindow until the lock is released.
 	pending []record.Window
+	// log, when set, receives windows as they settle (see settleLag); they
+	// are then dropped from windows. logErr is its first failure.
+	log    *WindowLog
+	logErr error
+	newest int64 // latest window start seen, Unix ns
+	// keep, when set, says which metrics to keep; others are dropped as
+	// they arrive.
+	keep func(metric string) bool
 }
+
+// settleLag is how far behind the newest window start a window is taken as
+// complete and moved to the log. The output sends a window about 2.5 s
+// after its second ends; the lag leaves room for several senders whose
+// clocks or flushes differ. A window that arrives later still is logged as
+// a second entry of its start and merged on reading.
+const settleLag = 10 * time.Second
 
 // window is one second's series keyed by metric, kind and tags.
 type window struct {
@@ -190,12 +210,19 @@ func (st *state) handle(line []byte) error {
 				return fmt.Errorf("window %s: series %d: %w", e.Start, i, err)
 			}
 		}
+		if st.keep != nil {
+			e.Series = slices.DeleteFunc(e.Series, func(s record.Series) bool { return !st.keep(s.Metric) })
+		}
 		w := record.Window{Start: start.UTC(), Series: e.Series}
 		if err := st.merge(w); err != nil {
 			return fmt.Errorf("window %s: %w", e.Start, err)
 		}
 		if st.onWindow != nil {
 			st.pending = append(st.pending, w)
+		}
+		if st.log != nil {
+			st.newest = max(st.newest, w.Start.UnixNano())
+			st.settle(st.newest - int64(settleLag))
 		}
 	case "end":
 		if e.Dropped < 0 {
@@ -327,25 +354,57 @@ func (st *state) summary() Summary {
 		Windows:   make([]record.Window, 0, len(st.windows)),
 	}
 	for _, w := range st.windows {
-		keys := make([]string, 0, len(w.series))
-		for k := range w.series {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		out := record.Window{Start: w.start, Series: make([]record.Series, 0, len(keys))}
-		for _, k := range keys {
-			s := *w.series[k]
-			if s.Tags != nil {
-				tags := make(map[string]string, len(s.Tags))
-				for tk, tv := range s.Tags {
-					tags[tk] = tv
-				}
-				s.Tags = tags
-			}
-			out.Series = append(out.Series, s)
-		}
-		sum.Windows = append(sum.Windows, out)
+		sum.Windows = append(sum.Windows, w.record())
 	}
 	sort.Slice(sum.Windows, func(i, j int) bool { return sum.Windows[i].Start.Before(sum.Windows[j].Start) })
+	sum.LogErr = st.logErr
 	return sum
+}
+
+// record copies the window out, its series sorted by key.
+func (w *window) record() record.Window {
+	keys := make([]string, 0, len(w.series))
+	for k := range w.series {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := record.Window{Start: w.start, Series: make([]record.Series, 0, len(keys))}
+	for _, k := range keys {
+		s := *w.series[k]
+		if s.Tags != nil {
+			tags := make(map[string]string, len(s.Tags))
+			for tk, tv := range s.Tags {
+				tags[tk] = tv
+			}
+			s.Tags = tags
+		}
+		out.Series = append(out.Series, s)
+	}
+	return out
+}
+
+// settleAll moves every window to the log.
+func (st *state) settleAll() { st.settle(math.MaxInt64) }
+
+// settle moves the windows that start before cut (Unix ns) to the log, in
+// start order, and forgets them. A log failure is kept in logErr and the
+// windows stay in memory.
+func (st *state) settle(cut int64) {
+	if st.log == nil || st.logErr != nil {
+		return
+	}
+	var starts []int64
+	for k := range st.windows {
+		if k < cut {
+			starts = append(starts, k)
+		}
+	}
+	slices.Sort(starts)
+	for _, k := range starts {
+		if err := st.log.Append(st.windows[k].record()); err != nil {
+			st.logErr = err
+			return
+		}
+		delete(st.windows, k)
+	}
 }

@@ -30,6 +30,14 @@ type Config struct {
 	// OnRefused, when set, is called with the reason of each refused
 	// connection, as it happens.
 	OnRefused func(error)
+	// Log, when set, receives the merged windows as they settle and at
+	// Close, so that memory stays flat however long the run: Summary then
+	// holds only the windows not yet settled. The receiver does not close
+	// the log.
+	Log *WindowLog
+	// Keep, when set, says which metrics to keep; the others are dropped
+	// as they arrive.
+	Keep func(metric string) bool
 }
 
 // Receiver accepts the output's TCP connections and merges what they send.
@@ -86,6 +94,7 @@ func ListenWith(ctx context.Context, cfg Config) (*Receiver, error) {
 	if cfg.Token != "" {
 		r.token = []byte(cfg.Token)
 	}
+	r.st.log, r.st.keep = cfg.Log, cfg.Keep
 	r.wg.Add(2)
 	go func() {
 		defer r.wg.Done()
@@ -152,7 +161,8 @@ func (r *Receiver) WaitEnded(d time.Duration) bool {
 	}
 }
 
-// Windows returns the windows received so far, merged per start and sorted.
+// Windows returns the windows received so far and not yet moved to the
+// log, merged per start and sorted.
 func (r *Receiver) Windows() []record.Window { return r.Summary().Windows }
 
 // Ended reports whether an end message arrived (k6 stopped cleanly).
@@ -173,8 +183,9 @@ func (r *Receiver) Summary() Summary {
 }
 
 // Close stops accepting, lets open connections send what they still have
-// for up to two seconds, then cuts them and waits for its goroutines. Call
-// it after k6 exited to have everything k6 sent.
+// for up to two seconds, then cuts them and waits for its goroutines; with
+// a log, it then moves every window still held to the log. Call it after
+// k6 exited to have everything k6 sent.
 func (r *Receiver) Close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -195,15 +206,17 @@ func (r *Receiver) Close() error {
 	}()
 	select {
 	case <-done:
-		return err
 	case <-time.After(closeGrace):
+		r.mu.Lock()
+		for c := range r.conns {
+			_ = c.Close()
+		}
+		r.mu.Unlock()
+		<-done
 	}
 	r.mu.Lock()
-	for c := range r.conns {
-		_ = c.Close()
-	}
+	r.st.settleAll()
 	r.mu.Unlock()
-	<-done
 	return err
 }
 

@@ -3,7 +3,6 @@ package runner
 import (
 	"strings"
 
-	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
 )
 
@@ -21,21 +20,13 @@ var detailMetrics = map[string]bool{
 	"data_received":            true,
 }
 
-// trimWindows drops the detail metrics no assertion of sc reads.
-func trimWindows(windows []record.Window, sc *scenario.Scenario) []record.Window {
+// KeepMetric says which metrics a run of sc keeps: all but the detail
+// metrics that no assertion of sc reads.
+func KeepMetric(sc *scenario.Scenario) func(metric string) bool {
 	wanted := map[string]bool{}
 	for _, a := range sc.Assertions {
 		name, _, _ := strings.Cut(a.Metric, "{")
 		wanted[strings.TrimSpace(name)] = true
 	}
-	for i := range windows {
-		kept := windows[i].Series[:0]
-		for _, s := range windows[i].Series {
-			if !detailMetrics[s.Metric] || wanted[s.Metric] {
-				kept = append(kept, s)
-			}
-		}
-		windows[i].Series = kept
-	}
-	return windows
+	return func(metric string) bool { return !detailMetrics[metric] || wanted[metric] }
 }

@@ -1,18 +1,14 @@
 package runner
 
 import (
+	"slices"
 	"testing"
 
-	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
 )
 
-func TestTrimWindowsKeepsWhatAssertionsRead(t *testing.T) {
-	win := func() []record.Window {
-		return []record.Window{{Series: []record.Series{
-			{Metric: "http_req_duration"}, {Metric: "http_req_waiting"}, {Metric: "http_req_blocked"}, {Metric: "goodput"},
-		}}}
-	}
+func TestKeepMetricKeepsWhatAssertionsRead(t *testing.T) {
+	metrics := []string{"http_req_duration", "http_req_waiting", "http_req_blocked", "goodput"}
 	cases := []struct {
 		name    string
 		metrics []string
@@ -27,14 +23,15 @@ func TestTrimWindowsKeepsWhatAssertionsRead(t *testing.T) {
 			for _, m := range tc.metrics {
 				sc.Assertions = append(sc.Assertions, scenario.Assertion{Metric: m})
 			}
-			got := trimWindows(win(), sc)[0].Series
-			if len(got) != len(tc.want) {
-				t.Fatalf("kept %v, want %v", got, tc.want)
-			}
-			for i, s := range got {
-				if s.Metric != tc.want[i] {
-					t.Errorf("kept[%d] = %s, want %s", i, s.Metric, tc.want[i])
+			keep := KeepMetric(sc)
+			var got []string
+			for _, m := range metrics {
+				if keep(m) {
+					got = append(got, m)
 				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("kept %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -1,0 +1,245 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/chaosrun/chaosrun/record"
+)
+
+// windowsKey is where the windows go in the encoded record: encoding/json
+// writes a nil slice as null, and a key's quotes cannot appear unescaped
+// inside a string value, so its first match is the record's own field.
+var windowsKey = []byte(`"windows":null`)
+
+// WriteJSON writes the run record to path as compact JSON, creating its
+// folder. The windows are encoded one at a time as they are read from the
+// record, so a long run's record is never whole in memory.
+func WriteJSON(path string, r *record.Run) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	err = EncodeJSON(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("report: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// EncodeJSON writes the run record to w as compact JSON (indentation adds
+// 40% to a record of thousands of series) followed by a newline.
+func EncodeJSON(w io.Writer, r *record.Run) error {
+	head := *r
+	head.Windows, head.Source = nil, nil
+	b, err := json.Marshal(&head)
+	if err != nil {
+		return fmt.Errorf("encode run record: %w", err)
+	}
+	at := bytes.Index(b, windowsKey)
+	if at < 0 {
+		return errors.New("encode run record: no windows field")
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(b[:at])
+	bw.WriteString(`"windows":[`)
+	first := true
+	err = r.EachWindow(func(win record.Window) error {
+		wb, err := json.Marshal(win)
+		if err != nil {
+			return fmt.Errorf("encode window %s: %w", win.Start, err)
+		}
+		if !first {
+			bw.WriteByte(',')
+		}
+		first = false
+		_, err = bw.Write(wb)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	bw.WriteByte(']')
+	bw.Write(b[at+len(windowsKey):])
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+
+// ReadJSON reads a run record written by WriteJSON, windows and all.
+func ReadJSON(path string) (*record.Run, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	var r record.Run
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("report: %s: %w", path, err)
+	}
+	if err := checkSchema(path, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// OpenJSON reads a run record written by WriteJSON without its windows:
+// the record's Source reads them from the file each time they are asked
+// for, one at a time. For records kept around while others are made (a
+// catalog's combined report).
+func OpenJSON(path string) (*record.Run, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	defer f.Close()
+	var r record.Run
+	err = scanRecord(bufio.NewReaderSize(f, 64<<10), func(key string, dec *json.Decoder) error {
+		if key == "windows" {
+			return skipValue(dec)
+		}
+		return decodeField(&r, key, dec)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("report: %s: %w", path, err)
+	}
+	if err := checkSchema(path, &r); err != nil {
+		return nil, err
+	}
+	r.Source = fileWindows(path)
+	return &r, nil
+}
+
+func checkSchema(path string, r *record.Run) error {
+	if r.SchemaVersion != record.SchemaVersion {
+		return fmt.Errorf("report: %s: run record schema version %d (this chaosrun reads %d)", path, r.SchemaVersion, record.SchemaVersion)
+	}
+	return nil
+}
+
+// fileWindows streams the windows of a run record file.
+type fileWindows string
+
+// EachWindow decodes the file's windows one at a time.
+func (p fileWindows) EachWindow(fn func(record.Window) error) error {
+	f, err := os.Open(string(p))
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer f.Close()
+	err = scanRecord(bufio.NewReaderSize(f, 64<<10), func(key string, dec *json.Decoder) error {
+		if key != "windows" {
+			return skipValue(dec)
+		}
+		if err := expectDelim(dec, '['); err != nil {
+			return err
+		}
+		for dec.More() {
+			var w record.Window
+			if err := dec.Decode(&w); err != nil {
+				return err
+			}
+			if err := fn(w); err != nil {
+				return errStop{err}
+			}
+		}
+		return expectDelim(dec, ']')
+	})
+	var stop errStop
+	if errors.As(err, &stop) {
+		return stop.err
+	}
+	if err != nil {
+		return fmt.Errorf("report: %s: %w", string(p), err)
+	}
+	return nil
+}
+
+// errStop carries the callback's own error through scanRecord unwrapped.
+type errStop struct{ err error }
+
+func (e errStop) Error() string { return e.err.Error() }
+
+// scanRecord calls field with each top-level key of the JSON object in r;
+// field must consume the key's value from dec.
+func scanRecord(r io.Reader, field func(key string, dec *json.Decoder) error) error {
+	dec := json.NewDecoder(r)
+	if err := expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, ok := t.(string)
+		if !ok {
+			return fmt.Errorf("want an object key, got %v", t)
+		}
+		if err := field(key, dec); err != nil {
+			return err
+		}
+	}
+	return expectDelim(dec, '}')
+}
+
+// decodeField decodes the value of key into r's field of that JSON name.
+func decodeField(r *record.Run, key string, dec *json.Decoder) error {
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	obj, err := json.Marshal(map[string]json.RawMessage{key: raw})
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(obj, r)
+}
+
+// skipValue consumes one value from dec without keeping it.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := t.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				depth++
+			default:
+				depth--
+			}
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := t.(json.Delim); !ok || d != want {
+		return fmt.Errorf("want %q, got %v", want, t)
+	}
+	return nil
+}

@@ -1,0 +1,174 @@
+package stream
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/chaosrun/chaosrun/record"
+)
+
+// WindowLog is an append-only file of windows with an index of where each
+// start's entries lie, so that a run's windows go to disk as they settle
+// and are read back in start order without being held in memory. A start
+// may have several entries (a window that arrived late); reading merges
+// them. The file is unlinked as soon as it is created: it never outlives
+// the log's process, and Close frees it.
+type WindowLog struct {
+	mu     sync.Mutex
+	f      *os.File
+	size   int64
+	index  map[int64][]span
+	closed bool
+}
+
+// span is one entry's place in the file.
+type span struct{ off, n int64 }
+
+// CreateWindowLog creates a window log in dir ("" is the system's
+// temporary folder).
+func CreateWindowLog(dir string) (*WindowLog, error) {
+	f, err := os.CreateTemp(dir, ".chaosrun-windows-*.jsonl")
+	if err != nil {
+		return nil, fmt.Errorf("window log: %w", err)
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("window log: unlink %s: %w", f.Name(), err)
+	}
+	return &WindowLog{f: f, index: make(map[int64][]span)}, nil
+}
+
+// Append writes w as one entry.
+func (l *WindowLog) Append(w record.Window) error {
+	b, err := json.Marshal(w)
+	if err != nil {
+		return fmt.Errorf("window log: encode window %s: %w", w.Start.Format(time.RFC3339), err)
+	}
+	b = append(b, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return errors.New("window log: closed")
+	}
+	if _, err := l.f.WriteAt(b, l.size); err != nil {
+		return fmt.Errorf("window log: write: %w", err)
+	}
+	k := w.Start.UnixNano()
+	l.index[k] = append(l.index[k], span{l.size, int64(len(b))})
+	l.size += int64(len(b))
+	return nil
+}
+
+// Len is the number of distinct window starts in the log.
+func (l *WindowLog) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.index)
+}
+
+// Size is the log's length on disk in bytes.
+func (l *WindowLog) Size() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.size
+}
+
+// EachWindow calls f with each window in start order, its entries merged.
+func (l *WindowLog) EachWindow(f func(record.Window) error) error {
+	return WindowLogs{l}.EachWindow(f)
+}
+
+// Close frees the log's file. Reading or appending afterwards fails.
+func (l *WindowLog) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	return l.f.Close()
+}
+
+// snapshot returns the log's index, for reading outside the lock.
+func (l *WindowLog) snapshot() (map[int64][]span, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil, errors.New("window log: closed")
+	}
+	out := make(map[int64][]span, len(l.index))
+	for k, v := range l.index {
+		out[k] = slices.Clip(v)
+	}
+	return out, nil
+}
+
+// read decodes the entry at s.
+func (l *WindowLog) read(s span) (record.Window, error) {
+	b := make([]byte, s.n)
+	if _, err := l.f.ReadAt(b, s.off); err != nil {
+		return record.Window{}, fmt.Errorf("window log: read at %d: %w", s.off, err)
+	}
+	var w record.Window
+	if err := json.Unmarshal(b, &w); err != nil {
+		return record.Window{}, fmt.Errorf("window log: entry at %d: %w", s.off, err)
+	}
+	return w, nil
+}
+
+// WindowLogs reads several logs (e.g. one per load shard) as one: windows
+// with the same start are merged exactly, in start order.
+type WindowLogs []*WindowLog
+
+// EachWindow calls f with each window of the logs in start order, the
+// entries of one start merged; it stops at f's first error.
+func (ls WindowLogs) EachWindow(f func(record.Window) error) error {
+	indexes := make([]map[int64][]span, len(ls))
+	var starts []int64
+	for i, l := range ls {
+		idx, err := l.snapshot()
+		if err != nil {
+			return err
+		}
+		indexes[i] = idx
+		for k := range idx {
+			starts = append(starts, k)
+		}
+	}
+	slices.Sort(starts)
+	starts = slices.Compact(starts)
+	for _, k := range starts {
+		var st state
+		for i, l := range ls {
+			for _, s := range indexes[i][k] {
+				w, err := l.read(s)
+				if err != nil {
+					return err
+				}
+				if err := st.merge(w); err != nil {
+					return fmt.Errorf("window log: %w", err)
+				}
+			}
+		}
+		for _, w := range st.summary().Windows {
+			if err := f(w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Close closes every log.
+func (ls WindowLogs) Close() error {
+	var errs []error
+	for _, l := range ls {
+		errs = append(errs, l.Close())
+	}
+	return errors.Join(errs...)
+}
