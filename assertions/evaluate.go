@@ -145,7 +145,7 @@ func aggregateWindows(run *record.Run, m Metric, rng Range, agg Agg) (result, er
 		sum            float64
 		minV, maxV     float64
 		seen, haveMM   bool
-		hists          histSum
+		hists          stream.HistSum
 		histErr        error
 	)
 	werr := run.EachWindow(func(w record.Window) error {
@@ -173,12 +173,7 @@ func aggregateWindows(run *record.Run, m Metric, rng Range, agg Agg) (result, er
 				haveMM = true
 			}
 			if s.Kind == record.Trend && s.Count > 0 && (agg.Func == AggP || agg.Func == AggMed) {
-				h, err := stream.DecodeHist(s.Hist)
-				if err != nil {
-					histErr = errors.Join(histErr, fmt.Errorf("%s at %s: %w", m, w.Start.Format("15:04:05"), err))
-					continue
-				}
-				if err := hists.add(h); err != nil {
+				if err := hists.AddEncoded(s.Hist); err != nil {
 					histErr = errors.Join(histErr, fmt.Errorf("%s at %s: %w", m, w.Start.Format("15:04:05"), err))
 				}
 			}
@@ -214,7 +209,7 @@ func aggregateWindows(run *record.Run, m Metric, rng Range, agg Agg) (result, er
 			if agg.Func == AggMed {
 				q = 50
 			}
-			merged := hists.h
+			merged := hists.Histogram()
 			if merged == nil {
 				return res, fmt.Errorf("%s: no histogram in %s", m, rng.Desc)
 			}

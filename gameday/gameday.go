@@ -116,7 +116,8 @@ func CheckGuards(sc *scenario.Scenario, guards []string) error {
 
 // Run runs the game day until ctx ends, the page's Stop is pressed or the
 // load ends; it reverts every fault, tears the testbed down on every path,
-// and returns the run record (incomplete, with Problems, on failure).
+// and returns the run record (incomplete, with Problems, on failure). The
+// record reads its windows from a file in OutDir: close it once written.
 func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	sc := o.Scenario
 	if o.Listen == "" {
@@ -195,7 +196,20 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	}
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
-	recv, lerr := stream.Listen(loadCtx)
+	// Settled windows go to a log on disk, so that a long game day's
+	// memory stays flat; the record reads them from it.
+	wl, lerr := stream.CreateWindowLog(o.OutDir)
+	if lerr != nil {
+		fail(fmt.Errorf("results stream: %w", lerr))
+		return rec, err
+	}
+	handedOver := false
+	defer func() {
+		if !handedOver {
+			wl.Close()
+		}
+	}()
+	recv, lerr := stream.ListenWith(loadCtx, stream.Config{Log: wl, Keep: runner.KeepMetric(sc)})
 	if lerr != nil {
 		fail(fmt.Errorf("results stream: %w", lerr))
 		return rec, err
@@ -343,8 +357,12 @@ loop:
 	}
 	recv.WaitEnded(3 * time.Second)
 	recv.Close()
-	sum := recv.Summary()
-	rec.Windows = trimToRange(sum.Windows, rec.Start, rec.End)
+	if sum := recv.Summary(); sum.LogErr != nil {
+		fail(fmt.Errorf("results stream: %w", sum.LogErr))
+		rec.Windows = trimToRange(sum.Windows, rec.Start, rec.End)
+	} else {
+		rec.Source, handedOver = rangeSource{wl, rec.Start, rec.End}, true
+	}
 	stopScrape()
 	<-scrapeDone
 	rec.Scrapes, _ = scr.Results()
@@ -510,12 +528,37 @@ func newMeta(sc *scenario.Scenario, topo *testbed.Topology, o Options) Meta {
 func trimToRange(ws []record.Window, start, end time.Time) []record.Window {
 	var out []record.Window
 	for _, w := range ws {
-		if !w.Start.Before(start.Truncate(time.Second)) && w.Start.Before(end) {
+		if inRange(w, start, end) {
 			out = append(out, w)
 		}
 	}
 	return out
 }
+
+// inRange reports whether w lies in the game day: from start's second to
+// before end.
+func inRange(w record.Window, start, end time.Time) bool {
+	return !w.Start.Before(start.Truncate(time.Second)) && w.Start.Before(end)
+}
+
+// rangeSource yields the windows of a window log that lie in the game day.
+type rangeSource struct {
+	log        *stream.WindowLog
+	start, end time.Time
+}
+
+// EachWindow calls f with each window of the log in the game day.
+func (r rangeSource) EachWindow(f func(record.Window) error) error {
+	return r.log.EachWindow(func(w record.Window) error {
+		if !inRange(w, r.start, r.end) {
+			return nil
+		}
+		return f(w)
+	})
+}
+
+// Close frees the log.
+func (r rangeSource) Close() error { return r.log.Close() }
 
 // finalDefs are the assertions judged on the whole game day. A window or
 // baseline that names a fault never injected refers to the first fault

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests use (as root, or through sudo).
 # Go modules, xk6 and k6 are fetched and built by the Go toolchain itself.
-# With --bench it installs only what `go run ./bench` compares against
-# (wrk); CI does not need it. vegeta and benchstat are built by the bench
-# from the pinned tools module tools/vegeta.
+# With --bench it also installs what `go run ./bench` compares against
+# (wrk), which CI does not need; the bench runs the catalog, so it needs
+# the rest too. vegeta and benchstat are built by the bench from the
+# pinned tools module tools/vegeta.
 set -euo pipefail
 pkgs=(redis-server chromium libxml2-utils fonts-dejavu-core)
 case "${1:-}" in
   "") ;;
-  --bench) pkgs=(wrk) ;;
+  --bench) pkgs+=(wrk) ;;
   *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
 esac
 missing=()

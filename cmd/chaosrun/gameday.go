@@ -120,6 +120,7 @@ func cmdGameday(ctx context.Context, st *State, args []string) int {
 		fmt.Fprintf(st.Stderr, "chaosrun gameday: %v\n", rerr)
 		return exitUsage
 	}
+	defer rec.Close()
 	code := exitOK
 	for _, w := range []struct {
 		name  string

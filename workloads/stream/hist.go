@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+	"sync/atomic"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -44,11 +46,12 @@ func EncodeHist(h *hdrhistogram.Histogram) (string, error) {
 	return string(b), nil
 }
 
-// DecodeHist decodes record.Series.Hist. It checks the encoding's header and
-// bounds first and never panics on bad input.
+// DecodeHist decodes record.Series.Hist. It checks the encoding (header,
+// bounds, every count) first and never panics on bad input.
 func DecodeHist(s string) (h *hdrhistogram.Histogram, err error) {
-	if err := checkHist(s); err != nil {
-		return nil, fmt.Errorf("bad histogram: %w", err)
+	total, err := HistCount(s)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -59,52 +62,234 @@ func DecodeHist(s string) (h *hdrhistogram.Histogram, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("bad histogram: %w", err)
 	}
-	// Counts must be non-negative and their total must not overflow, or
-	// the library's iterators run off the end.
-	var total int64
-	for i, c := range h.Export().Counts {
-		if c < 0 || total > maxHistTotal-c {
-			return nil, fmt.Errorf("bad histogram: count %d at index %d is negative or overflows the total", c, i)
-		}
-		total += c
-	}
-	if total != h.TotalCount() {
+	if h.TotalCount() != total {
 		return nil, fmt.Errorf("bad histogram: counts add up to %d, total says %d", total, h.TotalCount())
 	}
 	return h, nil
 }
 
-// checkHist validates what hdrhistogram.Decode would otherwise index blindly.
-func checkHist(s string) error {
+// HistCount checks an encoded histogram as DecodeHist does and returns
+// how many values it holds, without building it: a histogram of the
+// stream's range is ~370 KiB of counts, its encoding a few hundred bytes.
+func HistCount(s string) (int64, error) {
+	e, err := parseHist(s)
+	return e.total, err
+}
+
+// histEnc is a checked histogram encoding: its parameters and payload.
+type histEnc struct {
+	lowest, highest, sig int64
+	slots                int64 // counts a histogram of these parameters has
+	total                int64
+	payload              []byte
+}
+
+// parseHist inflates and checks an encoding: header, bounds, and every
+// count within the histogram and its total within bounds.
+func parseHist(s string) (histEnc, error) {
+	inflated, err := checkHist(s)
+	if err != nil {
+		return histEnc{}, fmt.Errorf("bad histogram: %w", err)
+	}
+	e := histEnc{
+		sig:     int64(binary.BigEndian.Uint32(inflated[12:16])),
+		lowest:  int64(binary.BigEndian.Uint64(inflated[16:24])),
+		highest: int64(binary.BigEndian.Uint64(inflated[24:32])),
+		payload: inflated[40:],
+	}
+	e.slots = countsLen(e.lowest, e.highest, e.sig)
+	err = e.each(func(i, v int64) error {
+		switch {
+		case v < 0 && -v > e.slots-i:
+			return fmt.Errorf("a run of %d zero counts passes the histogram's %d counts", -v, e.slots)
+		case v < 0:
+		case i >= e.slots:
+			return fmt.Errorf("count at index %d past the histogram's %d counts", i, e.slots)
+		case e.total > maxHistTotal-v:
+			return fmt.Errorf("count %d at index %d overflows the total", v, i)
+		default:
+			e.total += v
+		}
+		return nil
+	})
+	if err != nil {
+		return histEnc{}, fmt.Errorf("bad histogram: %w", err)
+	}
+	return e, nil
+}
+
+// each calls f with every varint of the payload and the count index it
+// applies at: a count (v >= 0), or minus a run of zero counts (v < 0).
+// The payload is ZigZag LEB128 varints.
+func (e histEnc) each(f func(idx, v int64) error) error {
+	var idx int64
+	for p := e.payload; len(p) > 0; {
+		u, n := binary.Uvarint(p)
+		if n <= 0 || n > 8 {
+			return fmt.Errorf("varint at payload byte %d is truncated or too long", len(e.payload)-len(p))
+		}
+		p = p[n:]
+		v := int64(u>>1) ^ -int64(u&1)
+		if err := f(idx, v); err != nil {
+			return err
+		}
+		if v < 0 {
+			idx += -v
+		} else {
+			idx++
+		}
+	}
+	return nil
+}
+
+// HistSum adds encoded histograms together. Those of one parameter set
+// (all of a stream's) add count by count into one array, without building
+// a histogram for each; another parameter set makes it fall back to
+// merging histograms of a range that covers both.
+type HistSum struct {
+	lowest, highest, sig int64
+	counts               []int64
+	h                    *hdrhistogram.Histogram // the fallback, once used
+}
+
+// AddEncoded adds the histogram that s encodes. A bad encoding leaves the
+// sum as it was.
+func (a *HistSum) AddEncoded(s string) error {
+	e, err := parseHist(s)
+	if err != nil {
+		return err
+	}
+	if a.counts == nil && a.h == nil {
+		a.lowest, a.highest, a.sig = e.lowest, e.highest, e.sig
+		a.counts = make([]int64, e.slots)
+	}
+	if a.h == nil && e.lowest == a.lowest && e.highest == a.highest && e.sig == a.sig {
+		return e.each(func(i, v int64) error {
+			if v > 0 {
+				a.counts[i] += v
+			}
+			return nil
+		})
+	}
+	h, err := DecodeHist(s)
+	if err != nil {
+		return err
+	}
+	cur := a.h
+	if cur == nil {
+		cur = a.imported()
+	}
+	merged, err := mergeWidening(cur, h)
+	if err != nil {
+		return err
+	}
+	a.h, a.counts = merged, nil
+	return nil
+}
+
+// Histogram returns the sum; nil when nothing was added. It shares the
+// sum's counts: add nothing more once it is taken.
+func (a *HistSum) Histogram() *hdrhistogram.Histogram {
+	if a.h != nil || a.counts == nil {
+		return a.h
+	}
+	return a.imported()
+}
+
+func (a *HistSum) imported() *hdrhistogram.Histogram {
+	return hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: a.lowest, HighestTrackableValue: a.highest,
+		SignificantFigures: a.sig, Counts: a.counts})
+}
+
+// mergeWidening merges b into a, first widening a's range and precision
+// when b's exceed them.
+func mergeWidening(a, b *hdrhistogram.Histogram) (*hdrhistogram.Histogram, error) {
+	lo, hi, sig := a.LowestTrackableValue(), a.HighestTrackableValue(), a.SignificantFigures()
+	if b.LowestTrackableValue() < lo || b.HighestTrackableValue() > hi || b.SignificantFigures() > sig {
+		lo = max(min(lo, b.LowestTrackableValue()), 1)
+		hi = max(hi, b.HighestTrackableValue(), 2*lo)
+		wide := hdrhistogram.New(lo, hi, int(max(sig, b.SignificantFigures())))
+		if dropped := wide.Merge(a); dropped > 0 {
+			return nil, fmt.Errorf("merging histograms dropped %d values", dropped)
+		}
+		a = wide
+	}
+	if dropped := a.Merge(b); dropped > 0 {
+		return nil, fmt.Errorf("merging histograms dropped %d values", dropped)
+	}
+	return a, nil
+}
+
+// countsLen is how many counts a histogram of these parameters has,
+// remembered for the few parameter sets a run sees.
+func countsLen(lowest, highest, sig int64) int64 {
+	key := [3]int64{lowest, highest, sig}
+	if n, ok := countsLens.Load(key); ok {
+		return n.(int64)
+	}
+	n := int64(len(hdrhistogram.New(lowest, highest, int(sig)).Export().Counts))
+	if countsLenEntries.Add(1) <= maxCountsLens {
+		countsLens.Store(key, n)
+	}
+	return n
+}
+
+// inflaters keeps zlib readers for reuse: each holds ~40 KiB of state, and
+// every series of every window is inflated.
+var inflaters sync.Pool
+
+// inflater returns a zlib reader of b, from the pool when it has one.
+func inflater(b []byte) (io.ReadCloser, error) {
+	if zr, ok := inflaters.Get().(io.ReadCloser); ok {
+		if err := zr.(zlib.Resetter).Reset(bytes.NewReader(b), nil); err != nil {
+			return nil, err
+		}
+		return zr, nil
+	}
+	return zlib.NewReader(bytes.NewReader(b))
+}
+
+// maxCountsLens bounds the parameter sets countsLen remembers: a stream
+// could send ever new ones.
+const maxCountsLens = 64
+
+var (
+	countsLens       sync.Map
+	countsLenEntries atomic.Int64
+)
+
+// checkHist validates what hdrhistogram.Decode would otherwise index
+// blindly and returns the inflated header and payload.
+func checkHist(s string) ([]byte, error) {
 	raw, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
-		return fmt.Errorf("not base64: %w", err)
+		return nil, fmt.Errorf("not base64: %w", err)
 	}
 	if len(raw) < 8 {
-		return fmt.Errorf("%d bytes, shorter than the 8-byte header", len(raw))
+		return nil, fmt.Errorf("%d bytes, shorter than the 8-byte header", len(raw))
 	}
 	cookie := int32(binary.BigEndian.Uint32(raw[0:4]))
 	if cookie&^0xf0 != hdrhistogram.V2CompressedEncodingCookieBase {
-		return fmt.Errorf("cookie %#x is not the V2 compressed encoding", cookie)
+		return nil, fmt.Errorf("cookie %#x is not the V2 compressed encoding", cookie)
 	}
 	n := int32(binary.BigEndian.Uint32(raw[4:8]))
 	if n < 0 || int(n) > len(raw)-8 {
-		return fmt.Errorf("compressed length %d, but %d bytes follow", n, len(raw)-8)
+		return nil, fmt.Errorf("compressed length %d, but %d bytes follow", n, len(raw)-8)
 	}
-	zr, err := zlib.NewReader(bytes.NewReader(raw[8 : 8+n]))
+	zr, err := inflater(raw[8 : 8+n])
 	if err != nil {
-		return fmt.Errorf("not zlib: %w", err)
+		return nil, fmt.Errorf("not zlib: %w", err)
 	}
-	defer zr.Close()
+	defer inflaters.Put(zr)
 	inflated, err := io.ReadAll(io.LimitReader(zr, maxHistInflated+1))
 	if err != nil {
-		return fmt.Errorf("inflate: %w", err)
+		return nil, fmt.Errorf("inflate: %w", err)
 	}
 	if len(inflated) > maxHistInflated {
-		return errors.New("inflates past 4 MiB")
+		return nil, errors.New("inflates past 4 MiB")
 	}
 	if len(inflated) < 40 {
-		return fmt.Errorf("inflated header is %d bytes, want 40", len(inflated))
+		return nil, fmt.Errorf("inflated header is %d bytes, want 40", len(inflated))
 	}
 	payload := int32(binary.BigEndian.Uint32(inflated[4:8]))
 	sig := int32(binary.BigEndian.Uint32(inflated[12:16]))
@@ -112,11 +297,11 @@ func checkHist(s string) error {
 	highest := int64(binary.BigEndian.Uint64(inflated[24:32]))
 	switch {
 	case int(payload) != len(inflated)-40:
-		return fmt.Errorf("payload length %d, but %d bytes follow the header", payload, len(inflated)-40)
+		return nil, fmt.Errorf("payload length %d, but %d bytes follow the header", payload, len(inflated)-40)
 	case sig < 1 || sig > maxHistSigFigs:
-		return fmt.Errorf("%d significant figures; allowed 1 to %d", sig, maxHistSigFigs)
+		return nil, fmt.Errorf("%d significant figures; allowed 1 to %d", sig, maxHistSigFigs)
 	case lowest < 1 || highest < 2*lowest || highest > maxHistHighest:
-		return fmt.Errorf("range %d..%d; allowed lowest >= 1, highest >= 2×lowest and <= %d", lowest, highest, int64(maxHistHighest))
+		return nil, fmt.Errorf("range %d..%d; allowed lowest >= 1, highest >= 2×lowest and <= %d", lowest, highest, int64(maxHistHighest))
 	}
-	return nil
+	return inflated, nil
 }
