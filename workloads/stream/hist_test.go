@@ -13,7 +13,7 @@ import (
 
 // rawHist encodes a V2 compressed histogram with the given header values
 // and payload bytes, as a sender could, well-formed or not.
-func rawHist(t *testing.T, lowest, highest int64, sig int32, payload []byte) string {
+func rawHist(t testing.TB, lowest, highest int64, sig int32, payload []byte) string {
 	t.Helper()
 	var inner bytes.Buffer
 	for _, v := range []any{hdrhistogram.V2EncodingCookieBase | 0x10, int32(len(payload)), int32(0), sig, lowest, highest, float64(1)} {
@@ -133,4 +133,30 @@ func TestHistSum(t *testing.T) {
 	if empty.Histogram() != nil {
 		t.Error("an empty sum has a histogram")
 	}
+}
+
+// FuzzHistCount: counting an encoding and decoding it agree on every
+// input: both fail, or both give the same total.
+func FuzzHistCount(f *testing.F) {
+	h := NewHist()
+	for v := int64(1); v < 1e9; v *= 7 {
+		h.RecordValue(v)
+	}
+	enc, err := EncodeHist(h)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(enc)
+	f.Add("")
+	f.Add(rawHist(f, 1, 1000, 2, zigzag(zigzag(nil, -5), 3)))
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := HistCount(s)
+		h, derr := DecodeHist(s)
+		switch {
+		case (err == nil) != (derr == nil):
+			t.Fatalf("HistCount error %v, DecodeHist error %v", err, derr)
+		case err == nil && n != h.TotalCount():
+			t.Fatalf("HistCount %d, decoded total %d", n, h.TotalCount())
+		}
+	})
 }
