@@ -367,7 +367,7 @@ func (b *bench) loadgenSection(ctx context.Context) (Section, error) {
 	b.logf("  wrk: %.0f req/s (%d non-2xx, %d socket errors)", w.PerSec, w.Non2xx, w.SockErrs)
 	steps := b.cfg.searchSteps
 	k6Search := func() *RateSearch {
-		return &RateSearch{Start: 2000, Max: 40000, MinStep: 250, Resolution: 0.05, MaxSteps: steps}
+		return &RateSearch{Start: 4000, Max: 40000, MinStep: 250, Resolution: 0.05, MaxSteps: steps}
 	}
 	arms := []*loadArm{
 		{key: "a", name: "(a) plain k6, constant-arrival-rate", search: k6Search(),
