@@ -29,7 +29,7 @@ type loadStep struct {
 	// bytes are per.
 	Sent    int64 `json:"sent,omitempty"`
 	Dropped int64 `json:"dropped,omitempty"`
-	Failed   int64   `json:"failed,omitempty"`
+	Failed  int64 `json:"failed,omitempty"`
 	// CPUus is the generator's CPU time per request (µs).
 	CPUus float64 `json:"cpu_us_per_req"`
 	// Bytes is what its results output wrote (file bytes, or stream bytes).
