@@ -357,12 +357,12 @@ loop:
 	}
 	recv.WaitEnded(3 * time.Second)
 	recv.Close()
-	if sum := recv.Summary(); sum.LogErr != nil {
+	sum := recv.Summary()
+	if sum.LogErr != nil {
 		fail(fmt.Errorf("results stream: %w", sum.LogErr))
-		rec.Windows = trimToRange(sum.Windows, rec.Start, rec.End)
-	} else {
-		rec.Source, handedOver = rangeSource{wl, rec.Start, rec.End}, true
 	}
+	rec.Source = rangeSource{stream.Spilled{Logs: stream.WindowLogs{wl}, Held: sum.Windows}, rec.Start, rec.End}
+	handedOver = true
 	stopScrape()
 	<-scrapeDone
 	rec.Scrapes, _ = scr.Results()
@@ -524,32 +524,21 @@ func newMeta(sc *scenario.Scenario, topo *testbed.Topology, o Options) Meta {
 	return m
 }
 
-// trimToRange keeps the windows that start inside [start, end).
-func trimToRange(ws []record.Window, start, end time.Time) []record.Window {
-	var out []record.Window
-	for _, w := range ws {
-		if inRange(w, start, end) {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
 // inRange reports whether w lies in the game day: from start's second to
 // before end.
 func inRange(w record.Window, start, end time.Time) bool {
 	return !w.Start.Before(start.Truncate(time.Second)) && w.Start.Before(end)
 }
 
-// rangeSource yields the windows of a window log that lie in the game day.
+// rangeSource yields the windows of a game day's results that lie in it.
 type rangeSource struct {
-	log        *stream.WindowLog
+	spilled    stream.Spilled
 	start, end time.Time
 }
 
-// EachWindow calls f with each window of the log in the game day.
+// EachWindow calls f with each window in the game day.
 func (r rangeSource) EachWindow(f func(record.Window) error) error {
-	return r.log.EachWindow(func(w record.Window) error {
+	return r.spilled.EachWindow(func(w record.Window) error {
 		if !inRange(w, r.start, r.end) {
 			return nil
 		}
@@ -558,7 +547,7 @@ func (r rangeSource) EachWindow(f func(record.Window) error) error {
 }
 
 // Close frees the log.
-func (r rangeSource) Close() error { return r.log.Close() }
+func (r rangeSource) Close() error { return r.spilled.Close() }
 
 // finalDefs are the assertions judged on the whole game day. A window or
 // baseline that names a fault never injected refers to the first fault

@@ -108,13 +108,23 @@ func OpenJSON(path string) (*record.Run, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	defer f.Close()
-	var r record.Run
+	head := map[string]json.RawMessage{}
 	err = scanRecord(bufio.NewReaderSize(f, 64<<10), func(key string, dec *json.Decoder) error {
 		if key == "windows" {
 			return skipValue(dec)
 		}
-		return decodeField(&r, key, dec)
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		head[key] = raw
+		return err
 	})
+	var r record.Run
+	if err == nil {
+		var b []byte
+		if b, err = json.Marshal(head); err == nil {
+			err = json.Unmarshal(b, &r)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("report: %s: %w", path, err)
 	}
@@ -196,19 +206,6 @@ func scanRecord(r io.Reader, field func(key string, dec *json.Decoder) error) er
 		}
 	}
 	return expectDelim(dec, '}')
-}
-
-// decodeField decodes the value of key into r's field of that JSON name.
-func decodeField(r *record.Run, key string, dec *json.Decoder) error {
-	var raw json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		return err
-	}
-	obj, err := json.Marshal(map[string]json.RawMessage{key: raw})
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(obj, r)
 }
 
 // skipValue consumes one value from dec without keeping it.

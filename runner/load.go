@@ -197,11 +197,12 @@ func (l *load) waitAll(timeout time.Duration) error {
 }
 
 // collect waits for every shard's end marker, closes the receivers and
-// hands over their window logs, read as one; a shard whose stream has no
-// end marker is named.
-func (l *load) collect(wait time.Duration) (stream.WindowLogs, []string, error) {
+// hands over their windows (logs, and what a failed log left in memory),
+// read as one; a shard whose stream has no end marker is named.
+func (l *load) collect(wait time.Duration) (stream.Spilled, []string, error) {
 	var errs []error
 	var notes []string
+	var held []record.Window
 	deadline := time.Now().Add(wait)
 	for _, sh := range l.shards {
 		if !sh.recv.WaitEnded(time.Until(deadline)) {
@@ -221,10 +222,11 @@ func (l *load) collect(wait time.Duration) (stream.WindowLogs, []string, error) 
 		if sum.LogErr != nil {
 			errs = append(errs, fmt.Errorf("results of %s: %w", sh.name, sum.LogErr))
 		}
+		held = append(held, sum.Windows...)
 	}
-	logs := l.logs
+	sp := stream.Spilled{Logs: l.logs, Held: held}
 	l.logs = nil
-	return logs, notes, errors.Join(errs...)
+	return sp, notes, errors.Join(errs...)
 }
 
 // close closes the receivers, and the window logs unless collect handed

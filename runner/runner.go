@@ -272,8 +272,8 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	bg.Wait()
 	prog.finish()
 
-	logs, notes, cerr := ld.collect(5 * time.Second)
-	rec.Source = logs
+	spilled, notes, cerr := ld.collect(5 * time.Second)
+	rec.Source = spilled
 	rec.Problems = append(rec.Problems, notes...)
 	if cerr != nil && !rec.Incomplete {
 		fail(cerr)

@@ -206,14 +206,18 @@ func (st *state) handle(line []byte) error {
 		if err != nil {
 			return fmt.Errorf("window: start %q is not an RFC 3339 time: %w", e.Start, err)
 		}
-		for i := range e.Series {
-			if err := checkSeries(&e.Series[i]); err != nil {
+		// Series not kept are dropped unchecked: checking costs an inflate.
+		kept := e.Series[:0]
+		for i, s := range e.Series {
+			if st.keep != nil && !st.keep(s.Metric) {
+				continue
+			}
+			if err := checkSeries(&s); err != nil {
 				return fmt.Errorf("window %s: series %d: %w", e.Start, i, err)
 			}
+			kept = append(kept, s)
 		}
-		if st.keep != nil {
-			e.Series = slices.DeleteFunc(e.Series, func(s record.Series) bool { return !st.keep(s.Metric) })
-		}
+		e.Series = kept
 		w := record.Window{Start: start.UTC(), Series: e.Series}
 		if err := st.merge(w); err != nil {
 			return fmt.Errorf("window %s: %w", e.Start, err)
@@ -337,10 +341,11 @@ func mergeSeries(a, b *record.Series) error {
 	if err != nil {
 		return fmt.Errorf("merge %s: %w", b.Metric, err)
 	}
-	if dropped := ha.Merge(hb); dropped != 0 {
-		return fmt.Errorf("merge %s: %d values out of the histogram's range", a.Metric, dropped)
+	merged, err := mergeWidening(ha, hb)
+	if err != nil {
+		return fmt.Errorf("merge %s: %w", a.Metric, err)
 	}
-	a.Hist, err = EncodeHist(ha)
+	a.Hist, err = EncodeHist(merged)
 	return err
 }
 

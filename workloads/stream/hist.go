@@ -220,6 +220,15 @@ func mergeWidening(a, b *hdrhistogram.Histogram) (*hdrhistogram.Histogram, error
 	return a, nil
 }
 
+// maxCountsLens bounds the parameter sets countsLen remembers: a stream
+// could send ever new ones.
+const maxCountsLens = 64
+
+var (
+	countsLens       sync.Map
+	countsLenEntries atomic.Int64
+)
+
 // countsLen is how many counts a histogram of these parameters has,
 // remembered for the few parameter sets a run sees.
 func countsLen(lowest, highest, sig int64) int64 {
@@ -248,15 +257,6 @@ func inflater(b []byte) (io.ReadCloser, error) {
 	}
 	return zlib.NewReader(bytes.NewReader(b))
 }
-
-// maxCountsLens bounds the parameter sets countsLen remembers: a stream
-// could send ever new ones.
-const maxCountsLens = 64
-
-var (
-	countsLens       sync.Map
-	countsLenEntries atomic.Int64
-)
 
 // checkHist validates what hdrhistogram.Decode would otherwise index
 // blindly and returns the inflated header and payload.

@@ -128,40 +128,7 @@ type WindowLogs []*WindowLog
 // EachWindow calls f with each window of the logs in start order, the
 // entries of one start merged; it stops at f's first error.
 func (ls WindowLogs) EachWindow(f func(record.Window) error) error {
-	indexes := make([]map[int64][]span, len(ls))
-	var starts []int64
-	for i, l := range ls {
-		idx, err := l.snapshot()
-		if err != nil {
-			return err
-		}
-		indexes[i] = idx
-		for k := range idx {
-			starts = append(starts, k)
-		}
-	}
-	slices.Sort(starts)
-	starts = slices.Compact(starts)
-	for _, k := range starts {
-		var st state
-		for i, l := range ls {
-			for _, s := range indexes[i][k] {
-				w, err := l.read(s)
-				if err != nil {
-					return err
-				}
-				if err := st.merge(w); err != nil {
-					return fmt.Errorf("window log: %w", err)
-				}
-			}
-		}
-		for _, w := range st.summary().Windows {
-			if err := f(w); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return Spilled{Logs: ls}.EachWindow(f)
 }
 
 // Close closes every log.
@@ -172,3 +139,64 @@ func (ls WindowLogs) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// Spilled is what receivers with logs kept: their logs, and the windows
+// they still held because a log could not be written. It reads as one.
+type Spilled struct {
+	Logs WindowLogs
+	Held []record.Window
+}
+
+// EachWindow calls f with each window in start order, the log entries and
+// held windows of one start merged; it stops at f's first error.
+func (sp Spilled) EachWindow(f func(record.Window) error) error {
+	indexes := make([]map[int64][]span, len(sp.Logs))
+	var starts []int64
+	for i, l := range sp.Logs {
+		idx, err := l.snapshot()
+		if err != nil {
+			return err
+		}
+		indexes[i] = idx
+		for k := range idx {
+			starts = append(starts, k)
+		}
+	}
+	held := make(map[int64][]record.Window, len(sp.Held))
+	for _, w := range sp.Held {
+		k := w.Start.UnixNano()
+		held[k] = append(held[k], w)
+		starts = append(starts, k)
+	}
+	slices.Sort(starts)
+	starts = slices.Compact(starts)
+	for _, k := range starts {
+		var parts []record.Window
+		for i, l := range sp.Logs {
+			for _, s := range indexes[i][k] {
+				w, err := l.read(s)
+				if err != nil {
+					return err
+				}
+				parts = append(parts, w)
+			}
+		}
+		parts = append(parts, held[k]...)
+		if len(parts) > 1 {
+			merged, err := MergeWindows(parts)
+			if err != nil {
+				return fmt.Errorf("window log: %w", err)
+			}
+			parts = merged
+		}
+		for _, w := range parts {
+			if err := f(w); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Close closes the logs.
+func (sp Spilled) Close() error { return sp.Logs.Close() }

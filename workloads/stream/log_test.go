@@ -224,3 +224,45 @@ func TestReceiverLogFailureKeepsWindows(t *testing.T) {
 		t.Errorf("%d windows kept in memory, want 15", len(sum.Windows))
 	}
 }
+
+// TestSpilledMergesHeldWindows: windows a receiver still held (its log
+// failed) read back merged with the logged ones, as if all were logged.
+func TestSpilledMergesHeldWindows(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	wl, err := CreateWindowLog(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wl.Close()
+	logged := []record.Window{windowAt(t, t0, 0, 10), windowAt(t, t0, 1, 20)}
+	for _, w := range logged {
+		if err := wl.Append(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := []record.Window{windowAt(t, t0, 1, 5), windowAt(t, t0, 2, 7)}
+	want, err := MergeWindows(logged, held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := collect(t, Spilled{Logs: WindowLogs{wl}, Held: held})
+	if len(got) != 3 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("read back %d windows, want the 3 of logged and held merged", len(got))
+	}
+}
+
+// TestKeepDropsBeforeChecking: a series that is not kept is dropped
+// without being checked (checking inflates its histogram); a kept one with
+// the same bad histogram still makes the line malformed.
+func TestKeepDropsBeforeChecking(t *testing.T) {
+	line := func(metric string) []byte {
+		return []byte(`{"type":"window","start":"2026-01-01T00:00:00Z","series":[{"metric":"` + metric + `","kind":"trend","count":1,"hist":"bad"}]}`)
+	}
+	st := state{keep: func(m string) bool { return m != "http_req_blocked" }}
+	if err := st.handle(line("http_req_blocked")); err != nil {
+		t.Errorf("dropped series: %v; want it dropped unchecked", err)
+	}
+	if err := st.handle(line("http_req_duration")); err == nil {
+		t.Error("kept series with a bad histogram: no error")
+	}
+}
