@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -23,23 +22,19 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/assertions"
-	"github.com/chaosrun/chaosrun/faults"
 	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/testbed"
-	"github.com/chaosrun/chaosrun/workloads/k6run"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 // Options configures a game day.
 type Options struct {
 	Scenario *scenario.Scenario
 	Testbed  testbed.Testbed
-	// K6 is the k6 binary (built with xk6-resilience); Script the workload
-	// script, resolved.
-	K6, Script string
+	// Load makes the game day's load once the testbed is up.
+	Load runner.NewLoad
 	// OutDir receives k6's log.
 	OutDir string
 	// Listen is the page's address (default 127.0.0.1:0). Token, when set,
@@ -64,7 +59,7 @@ type Options struct {
 }
 
 // ErrInterrupted marks a game day ended by its context rather than by Stop.
-var ErrInterrupted = errors.New("game day interrupted")
+var ErrInterrupted = runner.ErrInterrupted
 
 type gameDay struct {
 	o     Options
@@ -84,6 +79,7 @@ type gameDay struct {
 	stopOnce sync.Once
 	kickCh   chan struct{}
 	last     []byte
+	logged   int
 }
 
 // CheckListen refuses a non-loopback address without a token.
@@ -119,7 +115,62 @@ func CheckGuards(sc *scenario.Scenario, guards []string) error {
 // and returns the run record (incomplete, with Problems, on failure). The
 // record reads its windows from a file in OutDir: close it once written.
 func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
+	if err := o.defaults(); err != nil {
+		return nil, err
+	}
 	sc := o.Scenario
+	g := &gameDay{o: o, sc: sc, token: o.Token, live: newLive(o.Slide), tgts: newTargetSeries(),
+		stop: newStopConditions(o.Guards, o.Grace), hub: newHub(), stopCh: make(chan struct{}), kickCh: make(chan struct{}, 1)}
+	s := runner.NewSession(runner.SessionOptions{Scenario: sc, Testbed: o.Testbed, Load: o.Load, Duration: o.MaxDuration,
+		Limit: o.MaxDuration + 3*time.Minute, OutDir: o.OutDir, Allowed: o.Allowed, Versions: o.Versions,
+		Overrides: o.Overrides, OnScrape: g.tgts.add, OnWindow: g.live.add})
+	defer func() {
+		s.Close()
+		err = s.Err()
+	}()
+	rec = s.Record()
+	if s.Start(ctx) != nil {
+		return rec, nil
+	}
+	g.ctl = newControl(sc, s.Faults())
+	g.ctl.onApply = g.live.freeze
+	g.meta = newMeta(sc, s.Topology(), o)
+	g.start = rec.Start
+	g.live.setStart(rec.Start)
+	g.tgts.setStart(rec.Start)
+
+	stopPage, perr := g.listenPage(ctx)
+	if perr != nil {
+		s.Fail(perr)
+		return rec, nil
+	}
+	defer stopPage()
+	g.liveLoop(s)
+
+	// Every fault is reverted before load stops, with a fresh context.
+	rctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	if names, cerr := g.ctl.ClearAll(rctx, "chaosrun", "the game day ended"); cerr != nil {
+		s.Fail(fmt.Errorf("reverting faults at the end: %w", cerr))
+	} else if len(names) > 0 {
+		g.ctl.note("chaosrun", "clear", "reverted at the end: %s", strings.Join(names, ", "))
+	}
+	cancel()
+	g.publish(s.Context())
+	g.logTimeline(g.logged)
+	s.End()
+	s.Finish()
+	rec.Source = rangeSource{rec.Source, rec.Start, rec.End}
+	rec.Faults = g.ctl.Events()
+	rec.Planned = record.Duration(rec.End.Sub(rec.Start))
+	rec.Verdicts = assertions.Evaluate(rec, finalDefs(sc.Assertions, rec))
+	if terr := writeTimeline(filepath.Join(o.OutDir, "timeline.json"), g.ctl.Timeline()); terr != nil {
+		s.Note(terr.Error())
+	}
+	return rec, nil
+}
+
+// defaults fills the options' defaults and checks them.
+func (o *Options) defaults() error {
 	if o.Listen == "" {
 		o.Listen = "127.0.0.1:0"
 	}
@@ -133,143 +184,17 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 		o.MaxDuration = time.Hour
 	}
 	if err := CheckListen(o.Listen, o.Token); err != nil {
-		return nil, err
+		return err
 	}
-	if err := CheckGuards(sc, o.Guards); err != nil {
-		return nil, err
-	}
-	seed := sc.Seed
-	if seed == 0 {
-		seed = rand.Int64N(1<<31) + 1
-	}
-	rec = &record.Run{SchemaVersion: record.SchemaVersion, Scenario: sc.Name, File: sc.File, Seed: seed,
-		Testbed: o.Testbed.Name(), Versions: o.Versions, Overrides: o.Overrides}
-	fail := func(e error) {
-		rec.Incomplete = true
-		rec.Problems = append(rec.Problems, e.Error())
-		if err == nil {
-			err = e
-		}
-	}
-	ctx, cancelLimit := context.WithTimeout(ctx, o.MaxDuration+3*time.Minute)
-	defer cancelLimit()
+	return CheckGuards(o.Scenario, o.Guards)
+}
 
-	defer func() {
-		t0 := time.Now()
-		downCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if derr := o.Testbed.Down(downCtx); derr != nil {
-			fail(fmt.Errorf("teardown: %w", derr))
-		}
-		rec.Timings.Teardown = record.Duration(time.Since(t0))
-	}()
-	t0 := time.Now()
-	topo, uerr := o.Testbed.Up(ctx, sc)
-	rec.Timings.Startup = record.Duration(time.Since(t0))
-	if uerr != nil {
-		fail(fmt.Errorf("testbed: %w", uerr))
-		return rec, err
-	}
-	rec.Topology = runner.TopologyRecord(topo)
-
-	fenv := &faults.ScenarioEnv{Scenario: sc, API: faults.NewToxiproxyAPI(topo.ToxiproxyURL)}
-	if h, ok := o.Testbed.(interface{ Hosts() faults.HostAPI }); ok {
-		fenv.HostsAPI = h.Hosts()
-	}
-	g := &gameDay{o: o, sc: sc, token: o.Token, live: newLive(o.Slide), tgts: newTargetSeries(), ctl: newControl(sc, fenv),
-		stop: newStopConditions(o.Guards, o.Grace), hub: newHub(), stopCh: make(chan struct{}), kickCh: make(chan struct{}, 1)}
-	g.ctl.onApply = g.live.freeze
-	g.meta = newMeta(sc, topo, o)
-
-	// Load.
-	env, eerr := runner.K6Env(sc, topo, seed, o.MaxDuration)
-	if eerr != nil {
-		fail(eerr)
-		return rec, err
-	}
-	allowed := o.Allowed
-	if allowed == nil {
-		allowed, _ = guard.Parse(nil)
-	}
-	for _, in := range topo.Instances {
-		allowed.Add(in.Address)
-	}
-	loadCtx, stopLoad := context.WithCancel(ctx)
-	defer stopLoad()
-	// Settled windows go to a log on disk, so that a long game day's
-	// memory stays flat; the record reads them from it.
-	wl, lerr := stream.CreateWindowLog(o.OutDir)
-	if lerr != nil {
-		fail(fmt.Errorf("results stream: %w", lerr))
-		return rec, err
-	}
-	handedOver := false
-	defer func() {
-		if !handedOver {
-			wl.Close()
-		}
-	}()
-	recv, lerr := stream.ListenWith(loadCtx, stream.Config{Log: wl, Keep: runner.KeepMetric(sc)})
-	if lerr != nil {
-		fail(fmt.Errorf("results stream: %w", lerr))
-		return rec, err
-	}
-	defer recv.Close()
-	recv.OnWindow(g.live.add)
-	k6done := make(chan k6outcome, 1)
-	go func() {
-		res, rerr := k6run.Run(loadCtx, k6run.Spec{Binary: o.K6, Script: o.Script, Env: env, Extra: allowed.K6Flags(),
-			StreamAddr: recv.Addr(), LogPath: filepath.Join(o.OutDir, "logs", "k6.log")})
-		k6done <- k6outcome{res, rerr}
-	}()
-	k6ended := false
-	defer func() {
-		stopLoad()
-		if !k6ended {
-			select {
-			case <-k6done:
-			case <-time.After(k6run.Grace + 10*time.Second):
-				fail(errors.New("k6 did not stop within 15s of being told to"))
-			}
-		}
-	}()
-	select {
-	case <-recv.Started():
-		rec.Start = recv.StartTime()
-	case out := <-k6done:
-		k6ended = true
-		fail(fmt.Errorf("k6 ended before load started: %v%s", out.err, tailOf(out.res)))
-		return rec, err
-	case derr := <-topo.Died:
-		fail(derr)
-		return rec, err
-	case <-time.After(90 * time.Second):
-		fail(errors.New("k6 did not start load within 90s"))
-		return rec, err
-	case <-ctx.Done():
-		fail(fmt.Errorf("%w before load started", ErrInterrupted))
-		return rec, err
-	}
-	g.start = rec.Start
-	g.live.setStart(rec.Start)
-	g.tgts.setStart(rec.Start)
-	// The targets' /metrics, once a second: live sheds and ejections, and
-	// the record's scrapes for the report.
-	scr := runner.NewScraper(g.tgts.add)
-	scrapeCtx, stopScrape := context.WithCancel(ctx)
-	scrapeDone := make(chan struct{})
-	go func() {
-		defer close(scrapeDone)
-		scr.Run(scrapeCtx, topo.Instances, time.Second)
-	}()
-	defer func() { stopScrape(); <-scrapeDone }()
-
-	// The page.
+// listenPage serves the page and API until the returned stop is called.
+func (g *gameDay) listenPage(ctx context.Context) (stop func(), err error) {
 	var lc net.ListenConfig
-	ln, lnErr := lc.Listen(ctx, "tcp", o.Listen)
-	if lnErr != nil {
-		fail(fmt.Errorf("page: listen on %s: %w", o.Listen, lnErr))
-		return rec, err
+	ln, err := lc.Listen(ctx, "tcp", g.o.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("page: listen on %s: %w", g.o.Listen, err)
 	}
 	srv := &http.Server{Handler: g.handler(), ReadHeaderTimeout: 10 * time.Second}
 	srvDone := make(chan struct{})
@@ -277,7 +202,18 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 		defer close(srvDone)
 		srv.Serve(ln) //nolint:errcheck // ends with Shutdown
 	}()
-	defer func() {
+	g.ctl.note("chaosrun", "info", "game day started: %s under steady load; live SLOs over the last %s", g.sc.Name, g.o.Slide)
+	if len(g.o.Guards) > 0 {
+		g.ctl.note("chaosrun", "info", "stop conditions: %s (grace %s)", strings.Join(g.o.Guards, ", "), g.o.Grace)
+	}
+	if g.o.Ready != nil {
+		u := "http://" + ln.Addr().String() + "/"
+		if g.o.Token != "" {
+			u += "?token=" + g.o.Token
+		}
+		g.o.Ready(u)
+	}
+	return func() {
 		g.hub.close()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -285,107 +221,35 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 			srv.Close()
 		}
 		<-srvDone
-	}()
-	g.ctl.note("chaosrun", "info", "game day started: %s under steady load; live SLOs over the last %s", sc.Name, o.Slide)
-	if len(o.Guards) > 0 {
-		g.ctl.note("chaosrun", "info", "stop conditions: %s (grace %s)", strings.Join(o.Guards, ", "), o.Grace)
-	}
-	if o.Ready != nil {
-		u := "http://" + ln.Addr().String() + "/"
-		if o.Token != "" {
-			u += "?token=" + o.Token
-		}
-		o.Ready(u)
-	}
+	}, nil
+}
 
-	// Live loop: evaluate, check stop conditions, publish, twice a second.
-	logged := 0
+// liveLoop evaluates, checks stop conditions and publishes twice a second
+// until the session ends: Stop, the load's end, a failure or an interrupt.
+func (g *gameDay) liveLoop(s *runner.Session) {
+	done := make(chan error, 1)
+	go func() { done <- s.Await(g.stopCh) }()
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
-	var stopWhy error
-loop:
 	for {
-		g.publish(ctx)
-		logged = g.logTimeline(logged)
+		g.publish(s.Context())
+		g.logged = g.logTimeline(g.logged)
 		select {
 		case <-tick.C:
 		case <-g.kickCh:
-		case <-g.stopCh:
-			g.ctl.note(g.stopper(), "info", "game day stopped")
-			break loop
-		case out := <-k6done:
-			k6ended = true
-			if out.err != nil {
-				stopWhy = fmt.Errorf("k6: %w%s", out.err, tailOf(out.res))
-			} else {
-				g.ctl.note("chaosrun", "info", "load ended after --max-duration %s", o.MaxDuration)
+		case why := <-done:
+			switch {
+			case g.stopping():
+				g.ctl.note(g.stopper(), "info", "game day stopped")
+			case why == nil:
+				g.ctl.note("chaosrun", "info", "load ended after --max-duration %s", g.o.MaxDuration)
+			case errors.Is(why, runner.ErrInterrupted):
+				g.ctl.note("chaosrun", "info", "game day interrupted")
 			}
-			break loop
-		case derr := <-topo.Died:
-			stopWhy = derr
-			break loop
-		case <-ctx.Done():
-			stopWhy = fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
-			g.ctl.note("chaosrun", "info", "game day interrupted")
-			break loop
+			g.requestStop("")
+			return
 		}
 	}
-	g.requestStop("")
-	// Every fault is reverted before load stops, with a fresh context.
-	rctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	if names, cerr := g.ctl.ClearAll(rctx, "chaosrun", "the game day ended"); cerr != nil {
-		fail(fmt.Errorf("reverting faults at the end: %w", cerr))
-	} else if len(names) > 0 {
-		g.ctl.note("chaosrun", "clear", "reverted at the end: %s", strings.Join(names, ", "))
-	}
-	cancel()
-	g.publish(ctx)
-	g.logTimeline(logged)
-	rec.End = time.Now()
-	if stopWhy != nil {
-		fail(stopWhy)
-	}
-	stopLoad()
-	if !k6ended {
-		select {
-		case <-k6done:
-			k6ended = true
-		case <-time.After(k6run.Grace + 10*time.Second):
-			k6ended = true // the deferred wait would only wait again
-			fail(errors.New("k6 did not stop within 15s of being told to"))
-		}
-	}
-	recv.WaitEnded(3 * time.Second)
-	recv.Close()
-	sum := recv.Summary()
-	if sum.LogErr != nil {
-		fail(fmt.Errorf("results stream: %w", sum.LogErr))
-	}
-	rec.Source = rangeSource{stream.Spilled{Logs: stream.WindowLogs{wl}, Held: sum.Windows}, rec.Start, rec.End}
-	handedOver = true
-	stopScrape()
-	<-scrapeDone
-	rec.Scrapes, _ = scr.Results()
-	rec.Faults = g.ctl.Events()
-	rec.Timings.Load = record.Duration(rec.End.Sub(rec.Start))
-	rec.Planned = record.Duration(rec.End.Sub(rec.Start))
-	rec.Verdicts = assertions.Evaluate(rec, finalDefs(sc.Assertions, rec))
-	if err := writeTimeline(filepath.Join(o.OutDir, "timeline.json"), g.ctl.Timeline()); err != nil {
-		rec.Problems = append(rec.Problems, err.Error())
-	}
-	return rec, err
-}
-
-type k6outcome struct {
-	res k6run.Result
-	err error
-}
-
-func tailOf(r k6run.Result) string {
-	if strings.TrimSpace(r.Tail) == "" {
-		return ""
-	}
-	return "\n  last lines of k6's output:\n    " + strings.ReplaceAll(strings.TrimSpace(r.Tail), "\n", "\n    ")
 }
 
 // requestStop ends the game day (the page's Stop button); by is who asked.
@@ -532,7 +396,7 @@ func inRange(w record.Window, start, end time.Time) bool {
 
 // rangeSource yields the windows of a game day's results that lie in it.
 type rangeSource struct {
-	spilled    stream.Spilled
+	spilled    record.WindowSource
 	start, end time.Time
 }
 
@@ -547,7 +411,12 @@ func (r rangeSource) EachWindow(f func(record.Window) error) error {
 }
 
 // Close frees the log.
-func (r rangeSource) Close() error { return r.spilled.Close() }
+func (r rangeSource) Close() error {
+	if c, ok := r.spilled.(interface{ Close() error }); ok {
+		return c.Close()
+	}
+	return nil
+}
 
 // finalDefs are the assertions judged on the whole game day. A window or
 // baseline that names a fault never injected refers to the first fault

@@ -35,9 +35,12 @@ type windowStats struct {
 	total  int64
 }
 
-func newProgress(w io.Writer, overwrite bool, total time.Duration, start time.Time, active *activeSet) *progress {
-	return &progress{w: w, overwrite: overwrite, total: total, start: start, active: active}
+func newProgress(w io.Writer, overwrite bool, total time.Duration, active *activeSet) *progress {
+	return &progress{w: w, overwrite: overwrite, total: total, active: active}
 }
+
+// setStart sets when load started, before run.
+func (p *progress) setStart(t time.Time) { p.start = t }
 
 // window takes a window from the results stream.
 func (p *progress) window(win record.Window) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chaosrun/chaosrun/gameday"
 	"github.com/chaosrun/chaosrun/report"
+	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
 
@@ -31,6 +32,9 @@ func cmdGameday(ctx context.Context, st *State, args []string) int {
 	bed := fs.String("testbed", "local", "where services run: local (child processes) or docker (containers)")
 	k6path := fs.String("k6", "", "use this k6 binary (built with xk6-resilience) instead of building one")
 	outDir := fs.String("out-dir", "chaosrun-results", "folder for the record, report and logs (sub-folder SCENARIO-gameday)")
+	shards := fs.Int("load-shards", 1, "run the workload as N k6 processes (k6 execution segments) and merge their results")
+	var rf resultsFlags
+	rf.register(fs, st)
 	fs.Usage = func() {
 		fmt.Fprintln(st.Stderr, "usage: chaosrun gameday [flags] SCENARIO.yaml")
 		fs.PrintDefaults()
@@ -47,6 +51,15 @@ func cmdGameday(ctx context.Context, st *State, args []string) int {
 	}
 	if *bed != "local" && *bed != "docker" {
 		fmt.Fprintf(st.Stderr, "chaosrun gameday: --testbed %q is not available (allowed: local, docker)\n", *bed)
+		return exitUsage
+	}
+	if *shards < 1 || *shards > 16 {
+		fmt.Fprintf(st.Stderr, "chaosrun gameday: --load-shards %d out of range (allowed: 1 to 16)\n", *shards)
+		return exitUsage
+	}
+	results, err := rf.settings(st)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "chaosrun gameday: %v\n", err)
 		return exitUsage
 	}
 	if *grace <= 0 || *slide < 2*time.Second || *maxDur <= 0 {
@@ -97,17 +110,11 @@ func cmdGameday(ctx context.Context, st *State, args []string) int {
 		fmt.Fprintf(st.Stderr, "chaosrun gameday: out dir: %v\n", err)
 		return exitRunError
 	}
-	script := sc.Workload.Script
-	if !filepath.IsAbs(script) {
-		script = filepath.Join(filepath.Dir(sc.File), script)
-		if _, serr := os.Stat(script); serr != nil {
-			script = filepath.Join(root, "workloads", sc.Workload.Script)
-		}
-	}
 	fmt.Fprintf(st.Stderr, "▶ game day %s: testbed %s, load until stopped (at most %s)\n", sc.Name, *bed, *maxDur)
 	rec, rerr := gameday.Run(ctx, gameday.Options{
 		Scenario: sc, Testbed: newTestbed(st, rs, sc, filepath.Join(dir, "logs")),
-		K6: bin.Path, Script: script, OutDir: dir,
+		Load:   runner.K6(runner.K6Config{Binary: bin.Path, ScriptDir: filepath.Join(root, "workloads"), Shards: *shards, Results: results}),
+		OutDir: dir,
 		Listen: *listen, Token: *token, Guards: guards, Grace: *grace, Slide: *slide, MaxDuration: *maxDur,
 		Allowed: allowed, Log: st.Stderr,
 		Versions: map[string]string{"chaosrun": version(), "k6": bin.Version}, Overrides: sets,

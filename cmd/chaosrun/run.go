@@ -246,20 +246,17 @@ func runOne(ctx context.Context, st *State, sc *scenario.Scenario, rs runSetting
 		progress = nil
 	}
 	rec, err := runner.Run(ctx, runner.Options{
-		Scenario:   sc,
-		Testbed:    newTestbed(st, rs, sc, filepath.Join(dir, "logs")),
-		K6:         rs.k6,
-		ScriptDir:  filepath.Join(rs.root, "workloads"),
-		OutDir:     dir,
-		Timeout:    rs.timeout,
-		Progress:   progress,
-		Overwrite:  st.IsTerminal,
-		Versions:   map[string]string{"chaosrun": version(), "k6": rs.k6Version},
-		Overrides:  rs.sets,
-		BuildTime:  rs.build,
-		Allowed:    rs.allowed,
-		LoadShards: rs.shards,
-		Results:    rs.results,
+		Scenario:  sc,
+		Testbed:   newTestbed(st, rs, sc, filepath.Join(dir, "logs")),
+		Load:      runner.K6(runner.K6Config{Binary: rs.k6, ScriptDir: filepath.Join(rs.root, "workloads"), Shards: rs.shards, Results: rs.results}),
+		OutDir:    dir,
+		Timeout:   rs.timeout,
+		Progress:  progress,
+		Overwrite: st.IsTerminal,
+		Versions:  map[string]string{"chaosrun": version(), "k6": rs.k6Version},
+		Overrides: rs.sets,
+		BuildTime: rs.build,
+		Allowed:   rs.allowed,
 	})
 	defer rec.Close()
 	var writeErrs []string

@@ -239,7 +239,7 @@ func (b *builder) deploy(name, role string, c corev1.Container) {
 // as targets) and the results output pointed at the harness.
 func (b *builder) testRun(instances []testbed.Instance) error {
 	sc := b.sc
-	env, err := runner.K6Env(sc, &testbed.Topology{Instances: instances}, b.seed, sc.Workload.Duration.Std())
+	env, err := runner.K6Env(sc, instances, b.seed, sc.Workload.Duration.Std())
 	if err != nil {
 		return fmt.Errorf("export k8s: %w", err)
 	}

@@ -1,0 +1,261 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/workloads/stream"
+)
+
+// Shard says where one load process streams its results.
+type Shard struct {
+	// Index is the shard's number, 0 to Count-1.
+	Index, Count int
+	// Name is how messages name the shard ("k6", "k6 shard 2 of 3").
+	Name string
+	// StreamAddr, StreamToken and StreamOptions reach the shard's receiver.
+	StreamAddr    string
+	StreamToken   string
+	StreamOptions url.Values
+	// LogPath receives the process's output.
+	LogPath string
+}
+
+// Engine runs one shard of a workload as a process that streams its
+// windows to a results receiver.
+type Engine interface {
+	// Name names the engine's processes in messages ("k6").
+	Name() string
+	// RunShard runs the shard until it ends or ctx ends; the error says why
+	// it failed, nil for a clean end.
+	RunShard(ctx context.Context, sh Shard) error
+}
+
+// shardedLoad is a workload as one or more processes ("shards", each running
+// its own slice of every arrival), each streaming to its own receiver, so
+// that a late or missing shard is known by name.
+type shardedLoad struct {
+	engine Engine
+	n      int
+	logDir string
+	spill  string
+	keep   func(string) bool
+	res    Results
+
+	shards []*shardState
+	// logs hold each shard's settled windows on disk until Collect hands
+	// them over.
+	logs     stream.WindowLogs
+	ended    chan error
+	started  chan struct{}
+	onWindow []func(record.Window)
+	cancel   context.CancelFunc
+
+	mu      sync.Mutex
+	running int
+}
+
+type shardState struct {
+	Shard
+	recv *stream.Receiver
+}
+
+// NewShardedLoad makes a load of n processes of engine, each with its own
+// receiver; windows spill to logs in spec.OutDir.
+func NewShardedLoad(engine Engine, n int, spec LoadSpec, res Results) Load {
+	return &shardedLoad{engine: engine, n: max(n, 1), logDir: filepath.Join(spec.OutDir, "logs"), spill: spec.OutDir,
+		keep: spec.Keep, res: res, started: make(chan struct{})}
+}
+
+func (l *shardedLoad) Started() <-chan struct{}        { return l.started }
+func (l *shardedLoad) Ended() <-chan error             { return l.ended }
+func (l *shardedLoad) OnWindow(f func(record.Window)) { l.onWindow = append(l.onWindow, f) }
+
+// Start opens a receiver per shard and starts its process; each ends when
+// ctx ends or Stop is called.
+func (l *shardedLoad) Start(ctx context.Context) error {
+	ctx, l.cancel = context.WithCancel(ctx)
+	l.ended = make(chan error, l.n)
+	for i := range l.n {
+		if err := l.listen(ctx, i); err != nil {
+			l.Close()
+			return fmt.Errorf("results stream: %w", err)
+		}
+	}
+	l.running = len(l.shards)
+	var wg sync.WaitGroup
+	for _, sh := range l.shards {
+		if l.res.OnListen != nil {
+			l.res.OnListen(sh.Name, sh.recv.Addr())
+		}
+		wg.Go(func() {
+			err := l.engine.RunShard(ctx, sh.Shard)
+			if err != nil {
+				err = fmt.Errorf("%s: %w", sh.Name, err)
+			}
+			l.mu.Lock()
+			l.running--
+			l.mu.Unlock()
+			l.ended <- err
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(l.ended)
+	}()
+	// Load has started once every shard said hello.
+	go func() {
+		for _, sh := range l.shards {
+			select {
+			case <-sh.recv.Started():
+			case <-ctx.Done():
+				return
+			}
+		}
+		close(l.started)
+	}()
+	return nil
+}
+
+func (l *shardedLoad) listen(ctx context.Context, i int) error {
+	addr, err := shardListen(l.res.Listen, i)
+	if err != nil {
+		return err
+	}
+	wl, err := stream.CreateWindowLog(l.spill)
+	if err != nil {
+		return err
+	}
+	l.logs = append(l.logs, wl)
+	recv, err := stream.ListenWith(ctx, stream.Config{Addr: addr, Token: l.res.Token, TLS: l.res.TLS, OnRefused: l.res.OnRefused, Log: wl, Keep: l.keep})
+	if err != nil {
+		return err
+	}
+	for _, f := range l.onWindow {
+		recv.OnWindow(f)
+	}
+	sh := Shard{Index: i, Count: l.n, Name: l.engine.Name(), StreamAddr: recv.DialAddr(), StreamToken: l.res.Token,
+		StreamOptions: l.res.K6Options, LogPath: filepath.Join(l.logDir, l.engine.Name()+".log")}
+	if l.n > 1 {
+		sh.Name = fmt.Sprintf("%s shard %d of %d", l.engine.Name(), i+1, l.n)
+		sh.LogPath = filepath.Join(l.logDir, fmt.Sprintf("%s-shard%d.log", l.engine.Name(), i+1))
+	}
+	l.shards = append(l.shards, &shardState{Shard: sh, recv: recv})
+	return nil
+}
+
+// StartTime is the earliest hello of all shards.
+func (l *shardedLoad) StartTime() time.Time {
+	var t time.Time
+	for _, sh := range l.shards {
+		if st := sh.recv.StartTime(); !st.IsZero() && (t.IsZero() || st.Before(t)) {
+			t = st
+		}
+	}
+	return t
+}
+
+// runningCount is how many shards have not ended.
+func (l *shardedLoad) runningCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.running
+}
+
+// Stop tells every shard to stop.
+func (l *shardedLoad) Stop() {
+	if l.cancel != nil {
+		l.cancel()
+	}
+}
+
+// Wait waits up to d for the shards still running to end. The ends it
+// takes are no longer on Ended.
+func (l *shardedLoad) Wait(d time.Duration) error {
+	if l.ended == nil {
+		return nil
+	}
+	deadline := time.After(d)
+	for {
+		select {
+		case _, ok := <-l.ended:
+			if !ok {
+				return nil
+			}
+		case <-deadline:
+			return fmt.Errorf("%d %s process(es) did not stop within %s of being told to", l.runningCount(), l.engine.Name(), d)
+		}
+	}
+}
+
+// Collect waits for every shard's end marker, closes the receivers and
+// hands over their windows (logs, and what a failed log left in memory),
+// read as one; a shard whose stream has no end marker is named.
+func (l *shardedLoad) Collect(wait time.Duration) (record.WindowSource, []string, error) {
+	var errs []error
+	var notes []string
+	var held []record.Window
+	deadline := time.Now().Add(wait)
+	for _, sh := range l.shards {
+		if !sh.recv.WaitEnded(time.Until(deadline)) {
+			errs = append(errs, fmt.Errorf("the results stream of %s ended without its end marker: it stopped early", sh.Name))
+		}
+		sh.recv.Close()
+		sum := sh.recv.Summary()
+		if sum.Malformed > 0 {
+			notes = append(notes, fmt.Sprintf("results stream of %s: %d malformed lines ignored (first: %v)", sh.Name, sum.Malformed, sum.Errors[0]))
+		}
+		if sum.Refused > 0 {
+			notes = append(notes, fmt.Sprintf("results stream of %s: refused %d connection(s) (first: %v)", sh.Name, sum.Refused, sum.RefusedErrors[0]))
+		}
+		if sum.Dropped > 0 {
+			notes = append(notes, fmt.Sprintf("results stream of %s: the output dropped %d samples", sh.Name, sum.Dropped))
+		}
+		if sum.LogErr != nil {
+			errs = append(errs, fmt.Errorf("results of %s: %w", sh.Name, sum.LogErr))
+		}
+		held = append(held, sum.Windows...)
+	}
+	sp := stream.Spilled{Logs: l.logs, Held: held}
+	l.logs = nil
+	return sp, notes, errors.Join(errs...)
+}
+
+// Close closes the receivers, and the window logs unless Collect handed
+// them over.
+func (l *shardedLoad) Close() {
+	l.Stop()
+	for _, sh := range l.shards {
+		sh.recv.Close()
+	}
+	l.logs.Close() //nolint:errcheck // nothing more to lose
+	l.logs = nil
+}
+
+// shardListen is the listen address of shard i: a fixed port P becomes
+// P+i; port 0 (a free one) and "" (loopback, free) stay as they are.
+func shardListen(addr string, i int) (string, error) {
+	if addr == "" || i == 0 {
+		return addr, nil
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("listen address %q is not HOST:PORT: %w", addr, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p+i > 65535 {
+		return "", fmt.Errorf("listen port %q: want 0 (any free port) or a port with room for one per shard (P to P+%d)", port, i)
+	}
+	if p == 0 {
+		return addr, nil
+	}
+	return net.JoinHostPort(host, strconv.Itoa(p+i)), nil
+}
