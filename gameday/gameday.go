@@ -29,6 +29,7 @@ import (
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/testbed"
+	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/k6run"
 	"github.com/chaosrun/chaosrun/workloads/stream"
 )
@@ -88,11 +89,10 @@ type gameDay struct {
 
 // CheckListen refuses a non-loopback address without a token.
 func CheckListen(listen, token string) error {
-	host, _, err := net.SplitHostPort(listen)
-	if err != nil {
+	if _, _, err := net.SplitHostPort(listen); err != nil {
 		return fmt.Errorf("--listen %q: %w (allowed: HOST:PORT, e.g. 127.0.0.1:0)", listen, err)
 	}
-	if token == "" && !loopbackHost(host) {
+	if token == "" && !guard.IsLoopbackListen(listen) {
 		return fmt.Errorf("--listen %s is not a loopback address: set --token so that only people with it can inject faults", listen)
 	}
 	return nil
@@ -173,7 +173,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	rec.Topology = runner.TopologyRecord(topo)
 
 	fenv := &faults.ScenarioEnv{Scenario: sc, API: faults.NewToxiproxyAPI(topo.ToxiproxyURL)}
-	if h, ok := o.Testbed.(interface{ Hosts() faults.HostAPI }); ok {
+	if h, ok := o.Testbed.(testbed.HostControl); ok {
 		fenv.HostsAPI = h.Hosts()
 	}
 	g := &gameDay{o: o, sc: sc, token: o.Token, live: newLive(o.Slide), tgts: newTargetSeries(), ctl: newControl(sc, fenv),
@@ -182,7 +182,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	g.meta = newMeta(sc, topo, o)
 
 	// Load.
-	env, eerr := runner.K6Env(sc, topo, seed, o.MaxDuration)
+	env, eerr := workloads.ScriptEnv(sc, topo.Addresses(), seed, o.MaxDuration)
 	if eerr != nil {
 		fail(eerr)
 		return rec, err
@@ -209,7 +209,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 			wl.Close()
 		}
 	}()
-	recv, lerr := stream.ListenWith(loadCtx, stream.Config{Log: wl, Keep: runner.KeepMetric(sc)})
+	recv, lerr := stream.ListenWith(loadCtx, stream.Config{Log: wl, Keep: workloads.KeepMetric(sc)})
 	if lerr != nil {
 		fail(fmt.Errorf("results stream: %w", lerr))
 		return rec, err

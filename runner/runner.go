@@ -11,7 +11,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/url"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -25,6 +24,7 @@ import (
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/testbed"
+	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/k6run"
 )
 
@@ -151,7 +151,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	}
 	rec.Topology = TopologyRecord(topo)
 
-	env, eerr := K6Env(sc, topo, seed, sc.Workload.Duration.Std())
+	env, eerr := workloads.ScriptEnv(sc, topo.Addresses(), seed, sc.Workload.Duration.Std())
 	if eerr != nil {
 		fail(eerr)
 		return rec, err
@@ -165,15 +165,16 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	for _, in := range topo.Instances {
 		allowed.Add(in.Address)
 	}
-	script := sc.Workload.Script
-	if !filepath.IsAbs(script) {
-		script = resolveScript(o.ScriptDir, sc.File, script)
+	script, serr := workloads.ResolveScript(sc.File, sc.Workload.Script, o.ScriptDir)
+	if serr != nil {
+		fail(serr)
+		return rec, err
 	}
 
 	loadCtx, stopLoad := context.WithCancel(ctx)
 	defer stopLoad()
 	shards := max(o.LoadShards, 1)
-	ld, lerr := startLoad(loadCtx, shards, k6run.Spec{Binary: o.K6, Script: script, Env: env, Extra: allowed.K6Flags()}, filepath.Join(o.OutDir, "logs"), o.OutDir, KeepMetric(sc), o.Results)
+	ld, lerr := startLoad(loadCtx, shards, k6run.Spec{Binary: o.K6, Script: script, Env: env, Extra: allowed.K6Flags()}, filepath.Join(o.OutDir, "logs"), o.OutDir, workloads.KeepMetric(sc), o.Results)
 	if lerr != nil {
 		fail(lerr)
 		return rec, err
@@ -220,7 +221,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	schedCtx, stopSched := context.WithCancel(context.Background())
 	schedDone := make(chan error, 1)
 	fenv := &faults.ScenarioEnv{Scenario: sc, API: faults.NewToxiproxyAPI(topo.ToxiproxyURL)}
-	if h, ok := o.Testbed.(interface{ Hosts() faults.HostAPI }); ok {
+	if h, ok := o.Testbed.(testbed.HostControl); ok {
 		fenv.HostsAPI = h.Hosts()
 	}
 	go func() {
@@ -314,50 +315,6 @@ func interrupted(ctx context.Context, err error) error {
 		return cause
 	}
 	return fmt.Errorf("%w: %v", ErrInterrupted, err)
-}
-
-// K6Env is the environment handed to the workload script: the scenario's
-// params, TARGET_<SERVICE> (first replica) and TARGETS_<SERVICE> (every
-// replica) base URLs, the seed, and DURATION, how long load runs.
-func K6Env(sc *scenario.Scenario, topo *testbed.Topology, seed int64, duration time.Duration) (map[string]string, error) {
-	env := map[string]string{
-		"DURATION":          duration.String(),
-		"CHAOSRUN_SEED":     fmt.Sprint(seed),
-		"CHAOSRUN_SCENARIO": sc.Name,
-	}
-	for k, v := range sc.Workload.Params {
-		env[k] = v
-	}
-	for _, t := range sc.Workload.Targets {
-		u, err := topo.TargetURL(t)
-		if err != nil {
-			return nil, err
-		}
-		env["TARGET_"+envName(t)] = u
-		var all []string // every replica, in order, for scripts that spread load
-		for _, in := range topo.Instances {
-			if in.Service == t {
-				all = append(all, "http://"+in.Address)
-			}
-		}
-		env["TARGETS_"+envName(t)] = strings.Join(all, ",")
-	}
-	return env, nil
-}
-
-func envName(s string) string {
-	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(s))
-}
-
-// resolveScript finds a script beside the scenario first, then in ScriptDir.
-func resolveScript(scriptDir, scenarioFile, script string) string {
-	if scenarioFile != "" {
-		p := filepath.Join(filepath.Dir(scenarioFile), script)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return filepath.Join(scriptDir, script)
 }
 
 // hostOf is the host:port of a URL, without its credentials (the Docker

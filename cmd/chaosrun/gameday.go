@@ -11,6 +11,7 @@ import (
 
 	"github.com/chaosrun/chaosrun/gameday"
 	"github.com/chaosrun/chaosrun/report"
+	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
 
@@ -97,12 +98,10 @@ func cmdGameday(ctx context.Context, st *State, args []string) int {
 		fmt.Fprintf(st.Stderr, "chaosrun gameday: out dir: %v\n", err)
 		return exitRunError
 	}
-	script := sc.Workload.Script
-	if !filepath.IsAbs(script) {
-		script = filepath.Join(filepath.Dir(sc.File), script)
-		if _, serr := os.Stat(script); serr != nil {
-			script = filepath.Join(root, "workloads", sc.Workload.Script)
-		}
+	script, err := workloads.ResolveScript(sc.File, sc.Workload.Script, workloads.ScriptsDir(root))
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "chaosrun gameday: %v\n", err)
+		return exitUsage
 	}
 	fmt.Fprintf(st.Stderr, "▶ game day %s: testbed %s, load until stopped (at most %s)\n", sc.Name, *bed, *maxDur)
 	rec, rerr := gameday.Run(ctx, gameday.Options{

@@ -18,6 +18,7 @@ import (
 	"github.com/chaosrun/chaosrun/report"
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
 
@@ -249,7 +250,7 @@ func runOne(ctx context.Context, st *State, sc *scenario.Scenario, rs runSetting
 		Scenario:   sc,
 		Testbed:    newTestbed(st, rs, sc, filepath.Join(dir, "logs")),
 		K6:         rs.k6,
-		ScriptDir:  filepath.Join(rs.root, "workloads"),
+		ScriptDir:  workloads.ScriptsDir(rs.root),
 		OutDir:     dir,
 		Timeout:    rs.timeout,
 		Progress:   progress,
