@@ -23,8 +23,8 @@ import (
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/report"
-	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
@@ -192,7 +192,7 @@ func ingestChildMain(ctx context.Context, n, rate int, stdout io.Writer) error {
 		return err
 	}
 	defer wl.Close()
-	rec, err := stream.ListenWith(ctx, stream.Config{Log: wl, Keep: runner.KeepMetric(&scenario.Scenario{Assertions: ingestAssertions})})
+	rec, err := stream.ListenWith(ctx, stream.Config{Log: wl, Keep: workloads.KeepMetric(&scenario.Scenario{Assertions: ingestAssertions})})
 	if err != nil {
 		return err
 	}

@@ -84,11 +84,10 @@ type gameDay struct {
 
 // CheckListen refuses a non-loopback address without a token.
 func CheckListen(listen, token string) error {
-	host, _, err := net.SplitHostPort(listen)
-	if err != nil {
+	if _, _, err := net.SplitHostPort(listen); err != nil {
 		return fmt.Errorf("--listen %q: %w (allowed: HOST:PORT, e.g. 127.0.0.1:0)", listen, err)
 	}
-	if token == "" && !loopbackHost(host) {
+	if token == "" && !guard.IsLoopbackListen(listen) {
 		return fmt.Errorf("--listen %s is not a loopback address: set --token so that only people with it can inject faults", listen)
 	}
 	return nil

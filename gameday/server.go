@@ -1,18 +1,16 @@
 package gameday
 
 import (
-	"crypto/subtle"
 	"embed"
 	"encoding/json"
 	"errors"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"path"
-	"strings"
 
 	"github.com/chaosrun/chaosrun/faults"
+	"github.com/chaosrun/chaosrun/guard"
 )
 
 //go:embed page
@@ -102,34 +100,18 @@ func (g *gameDay) handler() http.Handler {
 // guard checks the token (when one is set) and, without one, that the Host
 // header is a loopback name (no DNS rebinding).
 func (g *gameDay) guard(next http.Handler) http.Handler {
+	if g.token != "" {
+		return guard.RequireToken(g.token, func(w http.ResponseWriter, _ *http.Request) {
+			writeJSON(w, http.StatusUnauthorized, errBody("missing or wrong token (send Authorization: Bearer TOKEN or ?token=TOKEN)"))
+		}, next)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if g.token != "" {
-			got := r.URL.Query().Get("token")
-			if h := r.Header.Get("Authorization"); strings.HasPrefix(h, "Bearer ") {
-				got = strings.TrimPrefix(h, "Bearer ")
-			}
-			if subtle.ConstantTimeCompare([]byte(got), []byte(g.token)) != 1 {
-				writeJSON(w, http.StatusUnauthorized, errBody("missing or wrong token (send Authorization: Bearer TOKEN or ?token=TOKEN)"))
-				return
-			}
-		} else if !loopbackHost(r.Host) {
+		if !guard.IsLoopbackHost(r.Host) {
 			writeJSON(w, http.StatusForbidden, errBody("host "+r.Host+" is not loopback; serve with --token to allow other addresses"))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-func loopbackHost(hostport string) bool {
-	h, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		h = hostport
-	}
-	if h == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(h, "[]"))
-	return ip != nil && ip.IsLoopback()
 }
 
 func (g *gameDay) servePage(name string) http.HandlerFunc {

@@ -56,10 +56,7 @@ func (a *Allowed) Permits(hostport string) bool {
 		host = h
 	}
 	host = strings.Trim(strings.ToLower(host), "[]")
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	if ip, err := netip.ParseAddr(host); err == nil && ip.Unmap().IsLoopback() {
+	if isLoopbackName(host) || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
 	return a != nil && (a.hosts[strings.ToLower(hostport)] || a.hosts[host])

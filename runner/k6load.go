@@ -3,9 +3,10 @@ package runner
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
+	"github.com/chaosrun/chaosrun/testbed"
+	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/k6run"
 )
 
@@ -25,13 +26,13 @@ type K6Config struct {
 // K6 makes a run's load as k6 processes running the scenario's script.
 func K6(c K6Config) NewLoad {
 	return func(spec LoadSpec) (Load, error) {
-		env, err := K6Env(spec.Scenario, spec.Instances, spec.Seed, spec.Duration)
+		env, err := workloads.ScriptEnv(spec.Scenario, (&testbed.Topology{Instances: spec.Instances}).Addresses(), spec.Seed, spec.Duration)
 		if err != nil {
 			return nil, err
 		}
-		script := spec.Scenario.Workload.Script
-		if !filepath.IsAbs(script) {
-			script = resolveScript(c.ScriptDir, spec.Scenario.File, script)
+		script, err := workloads.ResolveScript(spec.Scenario.File, spec.Scenario.Workload.Script, c.ScriptDir)
+		if err != nil {
+			return nil, err
 		}
 		e := k6Engine{spec: k6run.Spec{Binary: c.Binary, Script: script, Env: env, Extra: spec.Allowed.K6Flags()}}
 		return NewShardedLoad(e, c.Shards, spec, c.Results), nil

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -130,49 +128,6 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	}
 	rec.Verdicts = assertions.Evaluate(rec, sc.Assertions)
 	return rec, nil
-}
-
-// K6Env is the environment handed to the workload script: the scenario's
-// params, TARGET_<SERVICE> (first replica) and TARGETS_<SERVICE> (every
-// replica) base URLs, the seed, and DURATION, how long load runs.
-func K6Env(sc *scenario.Scenario, instances []testbed.Instance, seed int64, duration time.Duration) (map[string]string, error) {
-	env := map[string]string{
-		"DURATION":          duration.String(),
-		"CHAOSRUN_SEED":     fmt.Sprint(seed),
-		"CHAOSRUN_SCENARIO": sc.Name,
-	}
-	for k, v := range sc.Workload.Params {
-		env[k] = v
-	}
-	for _, t := range sc.Workload.Targets {
-		var all []string // every replica, in order, for scripts that spread load
-		for _, in := range instances {
-			if in.Service == t {
-				all = append(all, "http://"+in.Address)
-			}
-		}
-		if len(all) == 0 {
-			return nil, fmt.Errorf("testbed: no running instance of service %q", t)
-		}
-		env["TARGET_"+envName(t)] = all[0]
-		env["TARGETS_"+envName(t)] = strings.Join(all, ",")
-	}
-	return env, nil
-}
-
-func envName(s string) string {
-	return strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(s))
-}
-
-// resolveScript finds a script beside the scenario first, then in ScriptDir.
-func resolveScript(scriptDir, scenarioFile, script string) string {
-	if scenarioFile != "" {
-		p := filepath.Join(filepath.Dir(scenarioFile), script)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return filepath.Join(scriptDir, script)
 }
 
 // hostOf is the host:port of a URL, without its credentials (the Docker

@@ -13,6 +13,7 @@ import (
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/testbed"
+	"github.com/chaosrun/chaosrun/workloads"
 )
 
 // Waits bound a session's steps that wait on other processes.
@@ -69,7 +70,7 @@ type SessionOptions struct {
 	OnScrape func(record.Scrape)
 	// OnWindow, when set, sees every results window as it arrives.
 	OnWindow func(record.Window)
-	// Keep says which metrics the record keeps; nil is KeepMetric.
+	// Keep says which metrics the record keeps; nil is workloads.KeepMetric.
 	Keep func(metric string) bool
 	// ScrapeEvery is how often the targets' /metrics are read; 0 is 1s.
 	ScrapeEvery time.Duration
@@ -111,7 +112,7 @@ func NewSession(o SessionOptions) *Session {
 		seed = rand.Int64N(1<<31) + 1
 	}
 	if o.Keep == nil {
-		o.Keep = KeepMetric(sc)
+		o.Keep = workloads.KeepMetric(sc)
 	}
 	if o.ScrapeEvery <= 0 {
 		o.ScrapeEvery = time.Second
@@ -168,7 +169,7 @@ func (s *Session) Start(ctx context.Context) error {
 	s.topo = topo
 	s.rec.Topology = TopologyRecord(topo)
 	s.faults = &faults.ScenarioEnv{Scenario: s.o.Scenario, API: faults.NewToxiproxyAPI(topo.ToxiproxyURL)}
-	if h, ok := s.o.Testbed.(interface{ Hosts() faults.HostAPI }); ok {
+	if h, ok := s.o.Testbed.(testbed.HostControl); ok {
 		s.faults.HostsAPI = h.Hosts()
 	}
 	if err := s.startLoad(); err != nil {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"syscall"
-
-	"github.com/chaosrun/chaosrun/faults"
 )
 
 // errLocalHost is what the local testbed answers for host faults it cannot
@@ -16,7 +14,9 @@ var errLocalHost = errors.New("not available on the local testbed (a restarted p
 // Hosts is the local testbed's host control: host_pause freezes an
 // instance's process group (SIGSTOP) and thaws it (SIGCONT); the other host
 // faults need the Docker testbed.
-func (l *Local) Hosts() faults.HostAPI { return localHosts{l} }
+func (l *Local) Hosts() HostAPI { return localHosts{l} }
+
+var _ HostControl = (*Local)(nil)
 
 type localHosts struct{ l *Local }
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaosrun/chaosrun/faults"
 	"github.com/chaosrun/chaosrun/internal/testenv"
 	"github.com/chaosrun/chaosrun/scenario"
 )
@@ -68,5 +67,4 @@ func TestLocalPauseFreezesTheProcess(t *testing.T) {
 	if err := h.Pause(ctx, "nothing"); err == nil {
 		t.Error("pausing an unknown instance succeeded")
 	}
-	var _ faults.HostAPI = h
 }

@@ -56,3 +56,41 @@ func (t *Topology) TargetURL(service string) (string, error) {
 	}
 	return "", fmt.Errorf("testbed: no running instance of service %q", service)
 }
+
+// Addresses maps each service to its instances' addresses (host:port), in
+// replica order.
+func (t *Topology) Addresses() map[string][]string {
+	out := map[string][]string{}
+	for _, in := range t.Instances {
+		out[in.Service] = append(out[in.Service], in.Address)
+	}
+	return out
+}
+
+// HostControl is a testbed that can act on its instances for host faults.
+// Callers find it by type assertion: a testbed without it has no host
+// faults.
+type HostControl interface {
+	// Hosts is the testbed's host control.
+	Hosts() HostAPI
+}
+
+// HostAPI is what a testbed does to one instance ("ledger" or "ledger.1")
+// for host faults: containers on the Docker testbed, processes (signals) on
+// the local one. Every undo (Start, Unpause, Reconnect) succeeds when there
+// is nothing to undo.
+type HostAPI interface {
+	// Stop stops the instance gracefully (SIGTERM, then SIGKILL); Start
+	// starts it again and returns once it is healthy.
+	Stop(ctx context.Context, instance string) error
+	Start(ctx context.Context, instance string) error
+	// Pause freezes every process of the instance; Unpause thaws them.
+	Pause(ctx context.Context, instance string) error
+	Unpause(ctx context.Context, instance string) error
+	// Kill kills the instance at once (SIGKILL); Start brings it back.
+	Kill(ctx context.Context, instance string) error
+	// Disconnect cuts the instance off the run's network; Reconnect
+	// attaches it again under the same aliases.
+	Disconnect(ctx context.Context, instance string) error
+	Reconnect(ctx context.Context, instance string) error
+}

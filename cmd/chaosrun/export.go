@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/export/k8s"
+	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 	"github.com/chaosrun/chaosrun/workloads/stream"
 )
@@ -122,22 +123,15 @@ func cmdExportK8s(_ context.Context, st *State, args []string) int {
 }
 
 // readScript reads the workload script: beside the scenario first, then in
-// the repository's workloads/ (as a run finds it).
+// the repository's bundled scripts (as a run finds it).
 func readScript(scenarioFile, script string) ([]byte, error) {
-	if filepath.IsAbs(script) {
-		return os.ReadFile(script)
+	dir := ""
+	if root, err := k6build.FindRoot(""); err == nil {
+		dir = workloads.ScriptsDir(root)
 	}
-	beside := filepath.Join(filepath.Dir(scenarioFile), script)
-	if b, err := os.ReadFile(beside); err == nil {
-		return b, nil
-	}
-	root, err := k6build.FindRoot("")
+	p, err := workloads.ResolveScript(scenarioFile, script, dir)
 	if err != nil {
-		return nil, fmt.Errorf("workload script %s: not beside the scenario, and %w", script, err)
+		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(root, "workloads", script))
-	if err != nil {
-		return nil, fmt.Errorf("workload script %s: not beside the scenario nor in workloads/: %w", script, err)
-	}
-	return b, nil
+	return os.ReadFile(p)
 }

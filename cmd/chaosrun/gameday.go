@@ -12,6 +12,7 @@ import (
 	"github.com/chaosrun/chaosrun/gameday"
 	"github.com/chaosrun/chaosrun/report"
 	"github.com/chaosrun/chaosrun/runner"
+	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
 
@@ -113,7 +114,7 @@ func cmdGameday(ctx context.Context, st *State, args []string) int {
 	fmt.Fprintf(st.Stderr, "▶ game day %s: testbed %s, load until stopped (at most %s)\n", sc.Name, *bed, *maxDur)
 	rec, rerr := gameday.Run(ctx, gameday.Options{
 		Scenario: sc, Testbed: newTestbed(st, rs, sc, filepath.Join(dir, "logs")),
-		Load:   runner.K6(runner.K6Config{Binary: bin.Path, ScriptDir: filepath.Join(root, "workloads"), Shards: *shards, Results: results}),
+		Load:   runner.K6(runner.K6Config{Binary: bin.Path, ScriptDir: workloads.ScriptsDir(root), Shards: *shards, Results: results}),
 		OutDir: dir,
 		Listen: *listen, Token: *token, Guards: guards, Grace: *grace, Slide: *slide, MaxDuration: *maxDur,
 		Allowed: allowed, Log: st.Stderr,

@@ -18,6 +18,7 @@ import (
 	"github.com/chaosrun/chaosrun/report"
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
 
@@ -248,7 +249,7 @@ func runOne(ctx context.Context, st *State, sc *scenario.Scenario, rs runSetting
 	rec, err := runner.Run(ctx, runner.Options{
 		Scenario:  sc,
 		Testbed:   newTestbed(st, rs, sc, filepath.Join(dir, "logs")),
-		Load:      runner.K6(runner.K6Config{Binary: rs.k6, ScriptDir: filepath.Join(rs.root, "workloads"), Shards: rs.shards, Results: rs.results}),
+		Load:      runner.K6(runner.K6Config{Binary: rs.k6, ScriptDir: workloads.ScriptsDir(rs.root), Shards: rs.shards, Results: rs.results}),
 		OutDir:    dir,
 		Timeout:   rs.timeout,
 		Progress:  progress,

@@ -14,9 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/chaosrun/chaosrun/runner"
+	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/scenario"
-	"github.com/chaosrun/chaosrun/testbed"
+	"github.com/chaosrun/chaosrun/workloads"
 )
 
 // Label keys of every object.
@@ -98,9 +98,9 @@ func secretEnv(name, key string) corev1.EnvVar {
 		SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: SecretName}, Key: key}}}
 }
 
-// services adds Toxiproxy and every instance, and returns the instances
-// as a topology would list them (address: Service name and port).
-func (b *builder) services() []testbed.Instance {
+// services adds Toxiproxy and every instance, and returns each service's
+// instance addresses (Service name and port), in replica order.
+func (b *builder) services() map[string][]string {
 	sc := b.sc
 	edges := sc.Edges()
 	toxiArgs := []string{"serve", "toxiproxy", "--listen", "0.0.0.0:" + strconv.Itoa(ToxiproxyAPIPort), "--seed", strconv.FormatInt(b.seed, 10)}
@@ -109,7 +109,7 @@ func (b *builder) services() []testbed.Instance {
 	}
 	toxiPorts := []corev1.ContainerPort{{Name: "api", ContainerPort: ToxiproxyAPIPort, Protocol: corev1.ProtocolTCP}}
 	instPort := map[string]int{} // instance → its Service port
-	var instances []testbed.Instance
+	addrs := map[string][]string{}
 	deps := map[string]map[string][]string{} // service → dependency → proxy addresses
 	for _, name := range sc.StartOrder() {
 		svc := sc.Services[name]
@@ -120,7 +120,7 @@ func (b *builder) services() []testbed.Instance {
 		for i := range max(svc.Replicas, 1) {
 			inst := alias(sc.InstanceName(name, i))
 			instPort[inst] = port
-			instances = append(instances, testbed.Instance{Service: name, Index: i, Name: sc.InstanceName(name, i), Address: net.JoinHostPort(inst, strconv.Itoa(port))})
+			addrs[name] = append(addrs[name], net.JoinHostPort(inst, strconv.Itoa(port)))
 		}
 	}
 	for i, e := range edges {
@@ -135,7 +135,7 @@ func (b *builder) services() []testbed.Instance {
 	}
 	toxi := corev1.Container{
 		Name: ToxiproxyName, Image: b.o.Image, Args: toxiArgs, Ports: toxiPorts,
-		Env:            []corev1.EnvVar{{Name: "GODEBUG", Value: "randseednop=0"}, secretEnv("CHAOSRUN_TOKEN", ToxiproxyTokenKey)},
+		Env:            []corev1.EnvVar{{Name: "GODEBUG", Value: "randseednop=0"}, secretEnv(guard.AdminTokenEnv, ToxiproxyTokenKey)},
 		ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromString("api")}}, PeriodSeconds: 2},
 	}
 	b.deploy(ToxiproxyName, ToxiproxyName, toxi)
@@ -146,7 +146,7 @@ func (b *builder) services() []testbed.Instance {
 			b.deploy(alias(inst), name, b.container(inst, svc, instPort[alias(inst)], deps[name]))
 		}
 	}
-	return instances
+	return addrs
 }
 
 // edgePortName names the port of edge i (port names have at most 15
@@ -237,9 +237,9 @@ func (b *builder) deploy(name, role string, c corev1.Container) {
 // testRun adds the workload: the script from its ConfigMap, the scenario's
 // environment as -e flags (the same as a local run's, with the Services
 // as targets) and the results output pointed at the harness.
-func (b *builder) testRun(instances []testbed.Instance) error {
+func (b *builder) testRun(addrs map[string][]string) error {
 	sc := b.sc
-	env, err := runner.K6Env(sc, instances, b.seed, sc.Workload.Duration.Std())
+	env, err := workloads.ScriptEnv(sc, addrs, b.seed, sc.Workload.Duration.Std())
 	if err != nil {
 		return fmt.Errorf("export k8s: %w", err)
 	}
@@ -297,7 +297,7 @@ func (b *builder) faultJob() {
 		Image: b.o.Image,
 		Args: []string{"fault", "apply", "--toxiproxy", fmt.Sprintf("http://%s:%d", ToxiproxyName, ToxiproxyAPIPort),
 			"--delay", b.o.FaultDelay.String(), "--wait", faultWait.String(), scenarioDir + "/" + ScenarioKey},
-		Env:          []corev1.EnvVar{secretEnv("CHAOSRUN_TOKEN", ToxiproxyTokenKey)},
+		Env:          []corev1.EnvVar{secretEnv(guard.AdminTokenEnv, ToxiproxyTokenKey)},
 		VolumeMounts: []corev1.VolumeMount{{Name: "scenario", MountPath: scenarioDir, ReadOnly: true}},
 	}
 	b.m.Job = &batchv1.Job{

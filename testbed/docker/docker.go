@@ -23,8 +23,8 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 
+	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/scenario"
-	"github.com/chaosrun/chaosrun/targets/platform"
 	"github.com/chaosrun/chaosrun/testbed"
 )
 
@@ -158,15 +158,13 @@ func (t *Testbed) Up(ctx context.Context, sc *scenario.Scenario) (topo *testbed.
 
 	// Toxiproxy listens on every interface of its container, so its API
 	// wants the run's token; the harness sends it as the URL's password.
-	tok := make([]byte, 16)
-	rand.Read(tok) //nolint:errcheck // crypto/rand does not fail
-	token := hex.EncodeToString(tok)
+	token := guard.NewToken()
 	toxiArgs := []string{"serve", "toxiproxy", "--listen", "0.0.0.0:" + strconv.Itoa(ToxiproxyPort), "--seed", strconv.FormatInt(t.Seed, 10)}
 	if sc.HasHTTPFaults() {
 		toxiArgs = append(toxiArgs, "--http-stage") // an HTTP stage behind every proxy, inside the container
 	}
 	toxi, err := t.run(ctx, spec{name: "toxiproxy", image: t.Image, port: ToxiproxyPort, health: "/version", token: token,
-		cmd: toxiArgs, env: map[string]string{"GODEBUG": "randseednop=0", "CHAOSRUN_TOKEN": token}})
+		cmd: toxiArgs, env: map[string]string{"GODEBUG": "randseednop=0", guard.AdminTokenEnv: token}})
 	if err != nil {
 		return nil, err
 	}
@@ -241,7 +239,7 @@ func (t *Testbed) serviceSpec(sc *scenario.Scenario, name string, i int, deps ma
 	if svc.Image == "" {
 		s.image = t.Image
 		s.cmd = serveArgs(svc, deps)
-		s.env = map[string]string{platform.AdminTokenEnv: token}
+		s.env = map[string]string{guard.AdminTokenEnv: token}
 		return s
 	}
 	// The user's own image keeps its command; it learns its dependencies

@@ -11,15 +11,15 @@ import (
 	"github.com/moby/moby/api/types/network"
 	"github.com/moby/moby/client"
 
-	"github.com/chaosrun/chaosrun/faults"
+	"github.com/chaosrun/chaosrun/testbed"
 )
 
 // StopGrace is how long a stopped container gets between SIGTERM and
 // SIGKILL.
 const StopGrace = 2 * time.Second
 
-// Hosts is the run's host control for host faults (faults.HostAPI).
-func (t *Testbed) Hosts() faults.HostAPI { return hostAPI{t} }
+// Hosts is the run's host control for host faults.
+func (t *Testbed) Hosts() testbed.HostAPI { return hostAPI{t} }
 
 // InstancesFor names the instances a host fault's host: covers.
 func (t *Testbed) InstancesFor(host string) ([]string, error) {
@@ -31,6 +31,8 @@ func (t *Testbed) InstancesFor(host string) ([]string, error) {
 	}
 	return sc.InstancesFor(host)
 }
+
+var _ testbed.HostControl = (*Testbed)(nil)
 
 type hostAPI struct{ t *Testbed }
 

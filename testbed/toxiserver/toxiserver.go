@@ -3,7 +3,6 @@ package toxiserver
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
@@ -32,7 +30,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	seed := fs.Int64("seed", 0, "seed for Toxiproxy's random choices (toxicity, jitter); 0 = random")
 	verbose := fs.Bool("verbose", false, "log every proxy event")
 	httpStage := fs.Bool("http-stage", false, "put an HTTP stage behind every proxy created through the API, for http_error and http_latency toxics")
-	token := fs.String("token", "", "require this token (HTTP basic auth password or Bearer) on the API; required when --listen is not loopback (default $CHAOSRUN_TOKEN)")
+	token := fs.String("token", "", "require this token (HTTP basic auth password, Bearer or ?token=) on the API; required when --listen is not loopback (default $"+guard.AdminTokenEnv+")")
 	var proxies []proxySpec
 	fs.Func("proxy", "create a proxy at start, as POST /proxies would: NAME=LISTEN=UPSTREAM, e.g. 'bank->vault=0.0.0.0:20000=vault:8080' (repeatable)", func(v string) error {
 		p, err := parseProxy(v)
@@ -48,10 +46,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("serve toxiproxy: unexpected argument %q", fs.Arg(0))
 	}
 	if *token == "" {
-		*token = os.Getenv("CHAOSRUN_TOKEN")
+		*token = os.Getenv(guard.AdminTokenEnv)
 	}
 	if !guard.IsLoopbackListen(*listen) && *token == "" {
-		return fmt.Errorf("serve toxiproxy: --listen %s is not a loopback address: set --token (or CHAOSRUN_TOKEN) so that only this run can inject faults", *listen)
+		return fmt.Errorf("serve toxiproxy: --listen %s is not a loopback address: set --token (or %s) so that only this run can inject faults", *listen, guard.AdminTokenEnv)
 	}
 	if *seed != 0 {
 		// Toxiproxy draws from the global source; seeding it makes toxicity
@@ -81,7 +79,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("serve toxiproxy: %w", err)
 	}
 	if *token != "" {
-		h = requireToken(*token, h)
+		h = guard.RequireToken(*token, func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Basic realm="chaosrun toxiproxy"`)
+			http.Error(w, "chaosrun: this Toxiproxy API needs the run's token", http.StatusUnauthorized)
+		}, h)
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	errc := make(chan error, 1)
@@ -101,24 +102,4 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("serve toxiproxy: shutdown: %w", err)
 	}
 	return nil
-}
-
-// requireToken lets a request through only with the token, as a basic-auth
-// password (a URL like http://:TOKEN@host) or a Bearer token.
-func requireToken(token string, next http.Handler) http.Handler {
-	want := []byte(token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := ""
-		if _, pw, ok := r.BasicAuth(); ok {
-			got = pw
-		} else if b, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-			got = b
-		}
-		if subtle.ConstantTimeCompare([]byte(got), want) != 1 {
-			w.Header().Set("WWW-Authenticate", `Basic realm="chaosrun toxiproxy"`)
-			http.Error(w, "chaosrun: this Toxiproxy API needs the run's token", http.StatusUnauthorized)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }

@@ -2,10 +2,7 @@ package stream
 
 import (
 	"bufio"
-	"crypto/rand"
-	"crypto/subtle"
 	"crypto/tls"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,11 +25,7 @@ const (
 )
 
 // NewToken returns a fresh random token for a run's results stream.
-func NewToken() string {
-	b := make([]byte, 16)
-	rand.Read(b) //nolint:errcheck // crypto/rand does not fail
-	return hex.EncodeToString(b)
-}
+func NewToken() string { return guard.NewToken() }
 
 // IsLoopback reports whether a listen address binds loopback only ("" is
 // the default 127.0.0.1 with a free port).
@@ -94,7 +87,7 @@ func readHello(c net.Conn, br *bufio.Reader, token []byte) ([]byte, error) {
 	if h.Token == "" {
 		return nil, errors.New("its hello has no token; this receiver needs the run's token (--out resilience=tcp://HOST:PORT?token=TOKEN, or K6_RESILIENCE_TOKEN)")
 	}
-	if subtle.ConstantTimeCompare([]byte(h.Token), token) != 1 {
+	if !guard.TokenMatches(h.Token, string(token)) {
 		return nil, errors.New("wrong token in its hello")
 	}
 	return append([]byte(nil), line...), nil

@@ -1,4 +1,4 @@
-package runner
+package workloads
 
 import (
 	"slices"

@@ -1,0 +1,183 @@
+package layout
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// module is the import path of the repository's root module.
+const module = "github.com/chaosrun/chaosrun/"
+
+// harness stands, as a rule's to, for every package of the module outside
+// the rule's from.
+const harness = "*"
+
+// rule forbids the packages at or under from to depend on those at or
+// under to.
+type rule struct{ from, to string }
+
+func (r rule) String() string {
+	if r.to == harness {
+		return r.from + " → harness packages"
+	}
+	return r.from + " → " + r.to
+}
+
+// rules are the import rules of DESIGN.md.
+var rules = []rule{
+	{"assertions", "workloads"},
+	{"report", "workloads"},
+	{"report", "testbed"},
+	{"assertions", "testbed"},
+	{"assertions", "runner"},
+	{"report", "runner"},
+	{"export", "runner"},
+	{"testbed", "faults"},
+	{"testbed", "targets"},
+	{"targets", harness},
+}
+
+// knownViolations are rules the code breaks today, while the change that
+// fixes them is under way. The test tolerates them and fails once one
+// holds, so that it is taken off this list.
+var knownViolations = map[rule]bool{
+	{"assertions", "workloads"}: true, // through workloads/stream
+	{"report", "workloads"}:     true, // through workloads/stream
+}
+
+// under reports whether pkg (module-relative) is dir or a package below it.
+func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
+
+// breaks lists the module-relative deps of pkg that r forbids.
+func (r rule) breaks(pkg string, deps []string) []string {
+	if !under(pkg, r.from) {
+		return nil
+	}
+	var bad []string
+	for _, d := range deps {
+		if r.to == harness && !under(d, r.from) || r.to != harness && under(d, r.to) {
+			bad = append(bad, d)
+		}
+	}
+	return bad
+}
+
+// moduleDeps is what `go list -deps` lists for each package of the
+// module (its .Deps: every package it imports, directly or not; tests'
+// imports excluded), keeping the module's own packages, module-relative.
+func moduleDeps(t *testing.T) map[string][]string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, "./...")
+	cmd.Dir = "../.."
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	deps := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || !strings.HasPrefix(f[0], module) {
+			continue
+		}
+		pkg := strings.TrimPrefix(f[0], module)
+		deps[pkg] = []string{}
+		for _, d := range f[1:] {
+			if rel, ok := strings.CutPrefix(d, module); ok {
+				deps[pkg] = append(deps[pkg], rel)
+			}
+		}
+	}
+	return deps
+}
+
+// violations maps each broken rule to its offences ("pkg → dep").
+func violations(deps map[string][]string) map[rule][]string {
+	out := map[rule][]string{}
+	for pkg, ds := range deps {
+		for _, r := range rules {
+			for _, d := range r.breaks(pkg, ds) {
+				out[r] = append(out[r], pkg+" → "+d)
+			}
+		}
+	}
+	for _, v := range out {
+		sort.Strings(v)
+	}
+	return out
+}
+
+func TestImportRules(t *testing.T) {
+	deps := moduleDeps(t)
+	for _, must := range []string{"assertions", "report", "export/k8s", "testbed", "testbed/docker", "targets/platform"} {
+		if _, ok := deps[must]; !ok {
+			t.Fatalf("go list did not list %s: the rules check nothing", must)
+		}
+	}
+	bad := violations(deps)
+	for _, r := range rules {
+		switch offences := bad[r]; {
+		case len(offences) > 0 && !knownViolations[r]:
+			t.Errorf("import rule %s is broken:\n  %s", r, strings.Join(offences, "\n  "))
+		case len(offences) > 0:
+			t.Logf("import rule %s: known violation (%d imports), being fixed", r, len(offences))
+		case knownViolations[r]:
+			t.Errorf("import rule %s holds now: take it off knownViolations", r)
+		}
+	}
+	for r := range knownViolations {
+		if !containsRule(r) {
+			t.Errorf("knownViolations names %s, which is not a rule", r)
+		}
+	}
+}
+
+func containsRule(r rule) bool {
+	for _, x := range rules {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRuleBreaks shows the check fails when a rule is broken: each case is
+// a made-up module whose imports the rules must catch (or let pass).
+func TestRuleBreaks(t *testing.T) {
+	cases := []struct {
+		name string
+		deps map[string][]string
+		want map[string]int // rule → offences
+	}{
+		{"clean", map[string][]string{
+			"assertions": {"record", "scenario"}, "export/k8s": {"workloads", "guard"},
+			"testbed/docker": {"testbed", "guard"}, "targets/bankservice": {"targets/platform"},
+		}, map[string]int{}},
+		{"export through runner", map[string][]string{"export/k8s": {"runner", "testbed"}},
+			map[string]int{"export → runner": 1}},
+		{"a subpackage of workloads", map[string][]string{"report": {"workloads/stream", "guard"}},
+			map[string]int{"report → workloads": 1}},
+		{"testbed to faults and targets", map[string][]string{"testbed/docker": {"faults", "targets/platform"}},
+			map[string]int{"testbed → faults": 1, "testbed → targets": 1}},
+		{"a target importing the harness", map[string][]string{"targets/platform": {"guard", "clock"}, "targets/bankservice": {"targets/platform", "guard"}},
+			map[string]int{"targets → harness packages": 3}},
+		{"names that only share a prefix", map[string][]string{"reporting": {"workloads"}, "testbedx": {"faults"}, "assertions": {"workloadsx"}},
+			map[string]int{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := map[string]int{}
+			for r, offences := range violations(tc.deps) {
+				got[r.String()] = len(offences)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("violations = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

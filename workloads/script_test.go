@@ -1,0 +1,56 @@
+package workloads
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestResolveScript(t *testing.T) {
+	root := t.TempDir()
+	scen := filepath.Join(root, "scenarios")
+	bundled := ScriptsDir(root)
+	for _, f := range []string{filepath.Join(scen, "beside.js"), filepath.Join(scen, "both.js"), filepath.Join(bundled, "both.js"), filepath.Join(bundled, "bank.js")} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("export default function () {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(scen, "dir.js"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	scenFile := filepath.Join(scen, "x.yaml")
+	cases := []struct {
+		name, scenario, script, dir string
+		want, wantErr               string
+	}{
+		{"beside the scenario", scenFile, "beside.js", bundled, filepath.Join(scen, "beside.js"), ""},
+		{"beside wins over bundled", scenFile, "both.js", bundled, filepath.Join(scen, "both.js"), ""},
+		{"bundled", scenFile, "bank.js", bundled, filepath.Join(bundled, "bank.js"), ""},
+		{"bundled without a scenario file", "", "bank.js", bundled, filepath.Join(bundled, "bank.js"), ""},
+		{"absolute", "", filepath.Join(bundled, "bank.js"), "", filepath.Join(bundled, "bank.js"), ""},
+		{"beside without a scripts folder", scenFile, "beside.js", "", filepath.Join(scen, "beside.js"), ""},
+		{"nowhere", scenFile, "gone.js", bundled, "", "workload script gone.js: not found"},
+		{"absolute and missing", scenFile, filepath.Join(root, "gone.js"), bundled, "", "no such file"},
+		{"a folder", scenFile, "dir.js", "", "", "is a folder"},
+		{"no place to look", "", "bank.js", "", "", "no scenario file and no scripts folder"},
+		{"no name", scenFile, "", bundled, "", "no file named"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ResolveScript(tc.scenario, tc.script, tc.dir)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("ResolveScript = %q, %v; want an error containing %q", got, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("ResolveScript = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
