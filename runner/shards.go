@@ -75,8 +75,8 @@ func NewShardedLoad(engine Engine, n int, spec LoadSpec, res Results) Load {
 		keep: spec.Keep, res: res, started: make(chan struct{})}
 }
 
-func (l *shardedLoad) Started() <-chan struct{}        { return l.started }
-func (l *shardedLoad) Ended() <-chan error             { return l.ended }
+func (l *shardedLoad) Started() <-chan struct{}       { return l.started }
+func (l *shardedLoad) Ended() <-chan error            { return l.ended }
 func (l *shardedLoad) OnWindow(f func(record.Window)) { l.onWindow = append(l.onWindow, f) }
 
 // Start opens a receiver per shard and starts its process; each ends when
