@@ -28,15 +28,13 @@ func Execute(ctx context.Context, st *State, args []string) int {
 	root := newRoot(st)
 	root.SetArgs(append([]string{}, args...)) // never nil: cobra would read os.Args
 	cmd, err := root.ExecuteContextC(ctx)
-	var ee *exitError
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.As(err, &ee):
+	if ee := (*exitError)(nil); errors.As(err, &ee) {
 		if ee.err != nil {
 			fmt.Fprintf(st.Stderr, "%s: %v\n", cmd.CommandPath(), ee.err)
 		}
 		return ee.code
+	} else if err == nil {
+		return exitOK
 	}
 	// cobra's own: an unknown command or flag, wrong arguments.
 	fmt.Fprintf(st.Stderr, "%s: %v\n", cmd.CommandPath(), err)
@@ -61,34 +59,15 @@ outlier ejection hold. Exit codes: 0 ok, 1 a breach, 2 bad usage or scenario,
 	root.SetIn(st.Stdin)
 	root.SetOut(st.Stdout)
 	root.SetErr(st.Stderr)
-	group(st, root,
-		newRunCmd(st), newValidateCmd(st), newSchemaCmd(st), newServeCmd(st), newVersionCmd(st),
+	group(st, root, newRunCmd(st), newValidateCmd(st), newSchemaCmd(st), newServeCmd(st), newVersionCmd(st),
 		newImagesCmd(st), newCleanCmd(st), newDoctorCmd(st), newDiffCmd(st), newGamedayCmd(st),
 		newExportCmd(st), newFaultCmd(st))
 	harnessErrors(root)
 	return root
 }
 
-// harnessErrors makes every error a command returns without an exit code
-// a harness error (3): only cobra's own, about the command line, are
-// usage errors.
-func harnessErrors(c *cobra.Command) {
-	if run := c.RunE; run != nil {
-		c.RunE = func(cmd *cobra.Command, args []string) error {
-			err := run(cmd, args)
-			if ee := (*exitError)(nil); err != nil && !errors.As(err, &ee) {
-				return fail(exitRunError, err)
-			}
-			return err
-		}
-	}
-	for _, s := range c.Commands() {
-		harnessErrors(s)
-	}
-}
-
 // group makes cmd a command of subcommands: without one it prints its
-// usage and exits 2, and an unknown one is a usage error.
+// usage and exits 2; an unknown one is a usage error.
 func group(st *State, cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
 	cmd.AddCommand(subs...)
 	cmd.Args = func(c *cobra.Command, args []string) error {
@@ -115,6 +94,23 @@ func group(st *State, cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command
 	return cmd
 }
 
+// harnessErrors makes an error a command returns without an exit code a
+// harness error (3): only cobra's own, about the command line, exit 2.
+func harnessErrors(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			err := run(cmd, args)
+			if ee := (*exitError)(nil); err != nil && !errors.As(err, &ee) {
+				return fail(exitRunError, err)
+			}
+			return err
+		}
+	}
+	for _, s := range c.Commands() {
+		harnessErrors(s)
+	}
+}
+
 // exitError ends a command with an exit code; Execute prints err, when
 // set, after the command's name.
 type exitError struct {
@@ -122,13 +118,7 @@ type exitError struct {
 	err  error
 }
 
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit code %d", e.code)
-	}
-	return e.err.Error()
-}
-
+func (e *exitError) Error() string { return fmt.Sprintf("exit %d: %v", e.code, e.err) }
 func (e *exitError) Unwrap() error { return e.err }
 
 // exit ends a command that has said what went wrong itself.
@@ -139,16 +129,13 @@ func exit(code int) error {
 	return &exitError{code: code}
 }
 
-// fail ends a command with code and err.
+// fail ends a command with code and err; failf with a message.
 func fail(code int, err error) error { return &exitError{code: code, err: err} }
-
-// failf ends a command with code and a message.
 func failf(code int, format string, args ...any) error {
 	return &exitError{code: code, err: fmt.Errorf(format, args...)}
 }
 
-// harnessCode is the exit code of a harness error: 130 when ctx was
-// interrupted, else 3.
+// harnessCode is a harness error's exit code: 130 once ctx is interrupted.
 func harnessCode(ctx context.Context) int {
 	if ctx.Err() != nil {
 		return exitInterrupted

@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/report"
 	"github.com/chaosrun/chaosrun/runner"
@@ -32,12 +31,9 @@ type runFlags struct {
 func newRunCmd(st *State) *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run [flags] SCENARIO.yaml|DIR ...",
-		Short: "run scenarios (files or folders) and judge them",
-		Long: `Run scenarios (files, or folders of *.yaml/*.yml) one after the other and judge
-each: exit 0 when all hold, 1 on a breach, 2 for a bad scenario or flags, 3 on a
-harness error, 130 when interrupted. Every scenario is validated before any starts.`,
-		Example:           "  chaosrun run --set bank.bulkheads=off scenarios/bank-slow-vault.yaml",
+		Use:               "run [flags] SCENARIO.yaml|DIR ...",
+		Short:             "run scenarios (files or folders) and judge them",
+		Example:           "  chaosrun run scenarios/bank-slow-vault.yaml --set bank.bulkheads=off",
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -59,6 +55,8 @@ harness error, 130 when interrupted. Every scenario is validated before any star
 	return cmd
 }
 
+// runScenarios validates every scenario, then runs them in turn until one
+// is interrupted or --total-timeout ends; the worst exit code is run's.
 func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) error {
 	if f.shards < 1 || f.shards > 16 {
 		return failf(exitUsage, "--load-shards %d out of range (allowed: 1 to 16)", f.shards)
@@ -83,15 +81,38 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 		ctx, cancel = context.WithTimeout(ctx, f.totalTimeout)
 		defer cancel()
 	}
-	worst, done := runEach(ctx, st, f, scs, runSettings{eng: eng, shards: f.shards, results: results, bed: f.bed,
-		outDir: st.path(f.outDir), timeout: f.timeout, quiet: f.quiet, sets: f.sets, build: eng.took})
+	outDir, worst := st.path(f.outDir), exitOK
+	var done []*record.Run
+	for i, sc := range scs {
+		o := runner.Options{Scenario: sc, Results: results}
+		if i == 0 {
+			o.BuildTime = eng.took
+		}
+		code := runOne(ctx, st, f, eng, o, filepath.Join(outDir, sc.Name))
+		// Kept for the combined report without their windows, which are
+		// read from the file again when needed: memory stays flat in the
+		// catalog's length.
+		if rec, err := report.OpenJSON(filepath.Join(outDir, sc.Name, "run.json")); err == nil {
+			done = append(done, rec)
+		}
+		if f.totalTimeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			fmt.Fprintf(st.Stderr, "chaosrun run: --total-timeout %s reached in %s; the scenarios after it were not run\n", f.totalTimeout, sc.Name)
+			// Cut by the total bound, not by the user: a run error.
+			if worst = max(worst, exitRunError); code != exitInterrupted {
+				worst = max(worst, code)
+			}
+			break
+		}
+		if worst = max(worst, code); code == exitInterrupted {
+			break
+		}
+	}
 	if len(scs) > 1 {
-		dir := st.path(f.outDir)
-		if err := report.WriteCombined(dir, done); err != nil {
+		if err := report.WriteCombined(outDir, done); err != nil {
 			fmt.Fprintf(st.Stderr, "chaosrun run: combined report: %v\n", err)
 			worst = max(worst, exitRunError)
 		} else {
-			fmt.Fprintf(st.Stderr, "combined report: %s\n", filepath.Join(dir, "index.html"))
+			fmt.Fprintf(st.Stderr, "combined report: %s\n", filepath.Join(outDir, "index.html"))
 		}
 	}
 	return exit(worst)
@@ -105,12 +126,8 @@ func loadAll(st *State, f *runFlags, args []string) ([]*scenario.Scenario, error
 		return nil, fail(exitUsage, err)
 	}
 	var scs []*scenario.Scenario
-	bad := false
 	for _, file := range files {
 		sc, err := loadScenario(st, file, f.sets)
-		if err == nil && f.seed != 0 {
-			sc.Seed = f.seed
-		}
 		if err == nil {
 			if _, err = blastRadius(sc, f.allow); err != nil {
 				err = fmt.Errorf("%s: %w", file, err)
@@ -118,84 +135,37 @@ func loadAll(st *State, f *runFlags, args []string) ([]*scenario.Scenario, error
 		}
 		if err != nil {
 			fmt.Fprintln(st.Stderr, err)
-			bad = true
 			continue
+		}
+		if f.seed != 0 {
+			sc.Seed = f.seed
 		}
 		scs = append(scs, sc)
 	}
-	if bad {
+	if len(scs) < len(files) {
 		return nil, exit(exitUsage)
 	}
 	return scs, nil
 }
 
-// runEach runs the scenarios in turn until one is interrupted or the
-// total timeout ends; it returns the worst exit code and the records.
-func runEach(ctx context.Context, st *State, f *runFlags, scs []*scenario.Scenario, rs runSettings) (int, []*record.Run) {
-	var done []*record.Run
-	worst := exitOK
-	for _, sc := range scs {
-		rs.allowed, _ = blastRadius(sc, f.allow)
-		code := runOne(ctx, st, sc, rs)
-		rs.build = 0
-		// Kept for the combined report without their windows, which are
-		// read from the file again when needed: memory stays flat in the
-		// catalog's length.
-		if rec, err := report.OpenJSON(filepath.Join(rs.outDir, sc.Name, "run.json")); err == nil {
-			done = append(done, rec)
-		}
-		if f.totalTimeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			fmt.Fprintf(st.Stderr, "chaosrun run: --total-timeout %s reached in %s; the scenarios after it were not run\n", f.totalTimeout, sc.Name)
-			// Cut by the total bound, not by the user: a run error.
-			worst = max(worst, exitRunError)
-			if code != exitInterrupted {
-				worst = max(worst, code)
-			}
-			break
-		}
-		worst = max(worst, code)
-		if code == exitInterrupted {
-			break
-		}
-	}
-	return worst, done
-}
-
-// runSettings are what every scenario of one `chaosrun run` shares.
-type runSettings struct {
-	eng     engine
-	shards  int
-	results runner.Results
-	allowed *guard.Allowed
-	outDir  string
-	bed     string
-	timeout time.Duration
-	quiet   bool
-	sets    []string
-	build   time.Duration
-}
-
-// runOne runs one scenario, writes its record and reports, and returns
-// its exit code.
-func runOne(ctx context.Context, st *State, sc *scenario.Scenario, rs runSettings) int {
-	dir := filepath.Join(rs.outDir, sc.Name)
+// runOne runs one scenario into dir, writes its record and reports, and
+// returns its exit code.
+func runOne(ctx context.Context, st *State, f *runFlags, eng engine, o runner.Options, dir string) int {
+	sc := o.Scenario
 	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
 		fmt.Fprintf(st.Stderr, "chaosrun run: out dir: %v\n", err)
 		return exitRunError
 	}
 	fmt.Fprintf(st.Stderr, "▶ %s: %s of load, %d fault(s), %d assertion(s); testbed %s\n",
-		sc.Name, sc.Workload.Duration.Std(), len(sc.Faults), len(sc.Assertions), rs.bed)
-	progress := st.Stderr
-	if rs.quiet {
-		progress = nil
+		sc.Name, sc.Workload.Duration.Std(), len(sc.Faults), len(sc.Assertions), f.bed)
+	o.Testbed, o.OutDir = newTestbed(st, f.bed, eng.image, sc, filepath.Join(dir, "logs")), dir
+	o.K6, o.ScriptDir, o.Versions = eng.k6.Path, filepath.Join(eng.root, "workloads"), eng.versions()
+	o.Timeout, o.Overwrite, o.Overrides, o.LoadShards = f.timeout, st.IsTerminal, f.sets, f.shards
+	o.Allowed, _ = blastRadius(sc, f.allow)
+	if o.Progress = st.Stderr; f.quiet {
+		o.Progress = nil
 	}
-	rec, err := runner.Run(ctx, runner.Options{
-		Scenario: sc, Testbed: newTestbed(st, rs.bed, rs.eng.image, sc, filepath.Join(dir, "logs")),
-		K6: rs.eng.k6.Path, ScriptDir: filepath.Join(rs.eng.root, "workloads"), OutDir: dir,
-		Timeout: rs.timeout, Progress: progress, Overwrite: st.IsTerminal,
-		Versions: rs.eng.versions(), Overrides: rs.sets, BuildTime: rs.build,
-		Allowed: rs.allowed, LoadShards: rs.shards, Results: rs.results,
-	})
+	rec, err := runner.Run(ctx, o)
 	defer rec.Close()
 	werr := report.WriteAll(dir, rec)
 	report.Table(st.Stdout, rec)
