@@ -36,10 +36,10 @@ type State struct {
 	// Signals hooks the interrupt signals to a command's context; nil
 	// hooks none.
 	Signals func(context.Context) (context.Context, context.CancelFunc)
-	// NewLoad, when set, makes the load run and gameday drive instead of
-	// k6 processes, and they skip the k6 build: tests inject a fake load
-	// here. It is handed to the run's session as its load factory once the
-	// run lifecycle is one runner.Session (whose Load it then returns).
+	// NewLoad is where tests inject a fake load for run and gameday. Once
+	// the run lifecycle is one runner.Session it is the session's load
+	// factory (it returns a runner.Load) in place of k6 processes; until
+	// then a set NewLoad only makes run and gameday skip the k6 build.
 	NewLoad func() any
 }
 
