@@ -239,7 +239,7 @@ func (b *bench) setup(ctx context.Context) error {
 	}
 	if need("loadgen", "accuracy", "verdict") {
 		b.logf("k6 with xk6-resilience (cached after the first build)")
-		bin, err := k6build.Ensure(ctx, k6build.Options{Root: b.root, Progress: b.stderr})
+		bin, err := k6build.Ensure(ctx, k6build.Options{Root: b.root, Progress: b.stderr, Getenv: os.Getenv})
 		if err != nil {
 			return fmt.Errorf("k6 with xk6-resilience: %w", err)
 		}

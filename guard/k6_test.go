@@ -26,7 +26,7 @@ func TestK6HonoursTheGuard(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	bin, err := k6build.Ensure(ctx, k6build.Options{Progress: os.Stderr})
+	bin, err := k6build.Ensure(ctx, k6build.Options{Progress: os.Stderr, Getenv: os.Getenv})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,11 +9,22 @@ import (
 	"testing"
 )
 
+// testState is a state with buffers, no environment, the test's working
+// directory and the real filesystem.
+func testState(t *testing.T) (*State, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var so, se bytes.Buffer
+	return &State{Stdin: strings.NewReader(""), Stdout: &so, Stderr: &se, Dir: wd, FS: os.DirFS("/")}, &so, &se
+}
+
 // runCLI runs one command line against buffers, as the real process would.
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var so, se bytes.Buffer
-	st := &State{Stdout: &so, Stderr: &se, Getenv: func(string) string { return "" }}
+	st, so, se := testState(t)
 	code = Execute(context.Background(), st, args)
 	return code, so.String(), se.String()
 }
@@ -65,8 +76,8 @@ func TestCommandLines(t *testing.T) {
 		wantStdout string
 		wantStderr []string
 	}{
-		{"no args", nil, exitUsage, "", []string{"usage: chaosrun COMMAND"}},
-		{"help", []string{"help"}, exitOK, "", []string{"commands:", "validate"}},
+		{"no args", nil, exitUsage, "", []string{"Usage:", "Available Commands:"}},
+		{"help", []string{"help"}, exitOK, "Available Commands:", nil},
 		{"unknown command", []string{"frobnicate"}, exitUsage, "", []string{`unknown command "frobnicate"`, "allowed: "}},
 		{"validate good", []string{"validate", good}, exitOK, "ok (tiny: 2 services, 1 faults, 1 assertions)", nil},
 		{"validate bad edge names its line", []string{"validate", badEdge}, exitUsage, "", []string{badEdge + ":15:11:", "faults[0].edge", "bank->ledger"}},
@@ -77,7 +88,7 @@ func TestCommandLines(t *testing.T) {
 		{"run bad flag", []string{"run", "--bogus", good}, exitUsage, "", []string{"bogus"}},
 		{"run unknown testbed", []string{"run", "--testbed", "moon", good}, exitUsage, "", []string{`"moon"`, "allowed: "}},
 		{"run refuses a target outside the blast radius", []string{"run", outside}, exitUsage, "", []string{"workload.params.UPSTREAM points at 10.9.8.7:80", "--allow-target"}},
-		{"run needs a scenario", []string{"run"}, exitUsage, "", []string{"usage: chaosrun run"}},
+		{"run needs a scenario", []string{"run"}, exitUsage, "", []string{"chaosrun run: requires at least 1 arg(s)", "usage: chaosrun run"}},
 		{"serve unknown", []string{"serve", "mainframe"}, exitUsage, "", []string{`unknown server "mainframe"`, "bankservice"}},
 		{"schema", []string{"schema"}, exitOK, `"$schema"`, nil},
 		{"version", []string{"version"}, exitOK, "chaosrun ", nil},

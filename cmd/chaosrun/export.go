@@ -1,104 +1,84 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/chaosrun/chaosrun/export/k8s"
+	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
-// cmdExport writes a scenario for another platform; k8s is the one there is.
-func cmdExport(ctx context.Context, st *State, args []string) int {
-	if len(args) > 0 && args[0] == "k8s" {
-		return cmdExportK8s(ctx, st, args[1:])
-	}
-	fmt.Fprintln(st.Stderr, "usage: chaosrun export k8s SCENARIO.yaml [flags]   (Kubernetes manifests; `chaosrun export k8s -h` lists the flags)")
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-		return exitOK
-	}
-	return exitUsage
+// newExportCmd writes a scenario for another platform; k8s is the one there is.
+func newExportCmd(st *State) *cobra.Command {
+	return group(st, &cobra.Command{
+		Use:   "export",
+		Short: "write a scenario as Kubernetes manifests (export k8s)",
+	}, newExportK8sCmd(st))
 }
 
-func cmdExportK8s(_ context.Context, st *State, args []string) int {
-	fs := flag.NewFlagSet("export k8s", flag.ContinueOnError)
-	fs.SetOutput(st.Stderr)
-	out := fs.String("out", "", "write DIR/SCENARIO.yaml instead of printing the manifests")
-	parallelism := fs.Int("parallelism", 1, fmt.Sprintf("k6 runners of the TestRun (1 to %d); each runs its execution segment", k8s.MaxParallelism))
-	image := fs.String("image", "chaosrun:latest", "the chaosrun image you pushed (entrypoint: the chaosrun binary); serves the targets and Toxiproxy, runs the fault Job")
-	k6Image := fs.String("k6-image", "chaosrun-k6:latest", "a k6 image built with xk6-resilience, for the TestRun's runners")
-	namespace := fs.String("namespace", "", "namespace of every object (default chaosrun-SCENARIO)")
-	resultsAddr := fs.String("results-addr", "", "HOST:PORT where the harness receives the results stream (chaosrun run --results-listen); empty: results go nowhere")
-	resultsToken := fs.String("results-token", st.Getenv("CHAOSRUN_RESULTS_TOKEN"), "the receiver's token (default: generated and printed; env CHAOSRUN_RESULTS_TOKEN)")
-	resultsTLS := fs.Bool("results-tls", false, "runners connect to the receiver with TLS (system roots)")
-	resultsCA := fs.String("results-ca", "", "PEM file of the CA the runners trust for the receiver; implies --results-tls")
-	delay := fs.Duration("fault-delay", 30*time.Second, "time from Toxiproxy being ready to the fault schedule's zero (the k6 runners start when the operator has them all ready)")
-	fs.Usage = func() {
-		fmt.Fprintln(st.Stderr, "usage: chaosrun export k8s SCENARIO.yaml [--out DIR] [--parallelism N] [--image IMG] [--k6-image IMG] [--results-addr HOST:PORT] [flags]")
-		fs.PrintDefaults()
+// k8sFlags are export k8s's flags.
+type k8sFlags struct {
+	o       k8s.Options
+	out, ca string
+}
+
+func newExportK8sCmd(st *State) *cobra.Command {
+	var f k8sFlags
+	cmd := &cobra.Command{
+		Use:               "k8s SCENARIO.yaml [--out DIR] [--parallelism N] [--image IMG] [--k6-image IMG] [--results-addr HOST:PORT] [flags]",
+		Short:             "Kubernetes manifests for a scenario (exit 2 for one a cluster cannot run)",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: scenarioArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return exportK8s(st, &f, args[0])
+		},
 	}
-	// Flags may come after the scenario too.
-	var files []string
-	for {
-		if code, ok := parseFlags(fs, args); !ok {
-			return code
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	if len(files) != 1 {
-		fs.Usage()
-		return exitUsage
-	}
-	sc, err := loadScenario(files[0], nil)
+	fl, o := cmd.Flags(), &f.o
+	fl.StringVar(&f.out, "out", "", "write DIR/SCENARIO.yaml instead of printing the manifests")
+	fl.IntVar(&o.Parallelism, "parallelism", 1, fmt.Sprintf("k6 runners of the TestRun (1 to %d); each runs its execution segment", k8s.MaxParallelism))
+	fl.StringVar(&o.Image, "image", "chaosrun:latest", "the chaosrun image you pushed (entrypoint: the chaosrun binary); serves the targets and Toxiproxy, runs the fault Job")
+	fl.StringVar(&o.K6Image, "k6-image", "chaosrun-k6:latest", "a k6 image built with xk6-resilience, for the TestRun's runners")
+	fl.StringVar(&o.Namespace, "namespace", "", "namespace of every object (default chaosrun-SCENARIO)")
+	fl.StringVar(&o.ResultsAddr, "results-addr", "", "HOST:PORT where the harness receives the results stream (chaosrun run --results-listen); empty: results go nowhere")
+	fl.StringVar(&o.ResultsToken, "results-token", st.Getenv("CHAOSRUN_RESULTS_TOKEN"), "the receiver's token (default: generated and printed; env CHAOSRUN_RESULTS_TOKEN)")
+	fl.BoolVar(&o.ResultsTLS, "results-tls", false, "runners connect to the receiver with TLS (system roots)")
+	fl.StringVar(&f.ca, "results-ca", "", "PEM file of the CA the runners trust for the receiver; implies --results-tls")
+	fl.DurationVar(&o.FaultDelay, "fault-delay", 30*time.Second, "time from Toxiproxy being ready to the fault schedule's zero (the k6 runners start when the operator has them all ready)")
+	return cmd
+}
+
+func exportK8s(st *State, f *k8sFlags, file string) error {
+	sc, err := loadScenario(st, file, nil)
 	if err != nil {
 		fmt.Fprintln(st.Stderr, err)
-		return exitUsage
+		return exit(exitUsage)
 	}
-	o := k8s.Options{Namespace: *namespace, Image: *image, K6Image: *k6Image, Parallelism: *parallelism,
-		ResultsAddr: *resultsAddr, ResultsToken: *resultsToken, ResultsTLS: *resultsTLS,
-		ToxiproxyToken: stream.NewToken(), Seed: rand.Int64N(1<<31) + 1, FaultDelay: *delay}
+	o := f.o
+	o.ToxiproxyToken, o.Seed = stream.NewToken(), rand.Int64N(1<<31)+1
 	generated := o.ResultsAddr != "" && o.ResultsToken == ""
 	if generated {
 		o.ResultsToken = stream.NewToken()
 	}
-	var errs []error
-	if o.ScenarioFile, err = os.ReadFile(files[0]); err != nil {
-		errs = append(errs, err)
-	}
-	if o.Script, err = readScript(files[0], sc.Workload.Script); err != nil {
-		errs = append(errs, err)
-	}
-	if *resultsCA != "" {
-		if o.ResultsCA, err = os.ReadFile(*resultsCA); err != nil {
-			errs = append(errs, fmt.Errorf("--results-ca: %w", err))
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		fmt.Fprintf(st.Stderr, "chaosrun export k8s: %v\n", err)
-		return exitUsage
+	if err := f.readFiles(st, file, sc, &o); err != nil {
+		return fail(exitUsage, err)
 	}
 	m, err := k8s.Build(sc, o)
 	if err != nil {
-		fmt.Fprintf(st.Stderr, "chaosrun export k8s: %v\n", err)
-		return exitUsage
+		return fail(exitUsage, err)
 	}
-	header := fmt.Sprintf("chaosrun export k8s: scenario %s (%s).\nkubectl apply -f this file; the TestRun needs the k6-operator. The Secret holds tokens.", sc.Name, filepath.Base(files[0]))
+	header := fmt.Sprintf("chaosrun export k8s: scenario %s (%s).\nkubectl apply -f this file; the TestRun needs the k6-operator. The Secret holds tokens.", sc.Name, filepath.Base(file))
 	doc, err := m.YAML(header)
 	if err != nil {
-		fmt.Fprintf(st.Stderr, "chaosrun export k8s: %v\n", err)
-		return exitRunError
+		return fail(exitRunError, err)
 	}
 	if generated {
 		fmt.Fprintf(st.Stderr, "results stream token: %s (generated; give it to the receiving harness: chaosrun run --results-listen HOST:PORT --results-token …)\n", o.ResultsToken)
@@ -106,20 +86,39 @@ func cmdExportK8s(_ context.Context, st *State, args []string) int {
 	if o.ResultsAddr == "" {
 		fmt.Fprintln(st.Stderr, "chaosrun export k8s: no --results-addr: the k6 runners send their results nowhere")
 	}
-	if *out == "" {
-		st.Stdout.Write(doc)
-		return exitOK
+	if f.out == "" {
+		_, err := st.Stdout.Write(doc)
+		return err
 	}
-	path := filepath.Join(*out, sc.Name+".yaml")
-	if err := os.MkdirAll(*out, 0o755); err == nil {
+	dir := st.path(f.out)
+	path := filepath.Join(dir, sc.Name+".yaml")
+	if err := os.MkdirAll(dir, 0o755); err == nil {
 		err = os.WriteFile(path, doc, 0o600) // it holds the Secret
 	}
 	if err != nil {
-		fmt.Fprintf(st.Stderr, "chaosrun export k8s: %v\n", err)
-		return exitRunError
+		return fail(exitRunError, err)
 	}
-	fmt.Fprintf(st.Stdout, "wrote %s: %d objects\n", path, len(m.Objects()))
-	return exitOK
+	fmt.Fprintf(st.Stdout, "wrote %s: %d objects\n", filepath.Join(f.out, sc.Name+".yaml"), len(m.Objects()))
+	return nil
+}
+
+// readFiles reads what the manifests carry: the scenario, its script and
+// the results CA.
+func (f *k8sFlags) readFiles(st *State, file string, sc *scenario.Scenario, o *k8s.Options) error {
+	var errs []error
+	var err error
+	if o.ScenarioFile, err = st.readFile(file); err != nil {
+		errs = append(errs, err)
+	}
+	if o.Script, err = readScript(st.path(file), sc.Workload.Script); err != nil {
+		errs = append(errs, err)
+	}
+	if f.ca != "" {
+		if o.ResultsCA, err = st.readFile(f.ca); err != nil {
+			errs = append(errs, fmt.Errorf("--results-ca: %w", err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // readScript reads the workload script: beside the scenario first, then in

@@ -27,12 +27,12 @@ func TestExportCommandLines(t *testing.T) {
 		{"into a folder", []string{"export", "k8s", "--out", out, slow}, exitOK, []string{"wrote " + filepath.Join(out, "bank-slow-vault.yaml")}, nil},
 		{"unknown scenario", []string{"export", "k8s", "no-such-scenario.yaml"}, exitUsage, nil, []string{"no-such-scenario.yaml"}},
 		{"bad parallelism", []string{"export", "k8s", "--parallelism", "0", slow}, exitUsage, nil, []string{"parallelism 0 out of range (allowed: 1 to 1000)"}},
-		{"parallelism not a number", []string{"export", "k8s", "--parallelism", "many", slow}, exitUsage, nil, []string{"invalid value"}},
+		{"parallelism not a number", []string{"export", "k8s", "--parallelism", "many", slow}, exitUsage, nil, []string{`invalid argument "many" for "--parallelism"`}},
 		{"host faults", []string{"export", "k8s", "../../scenarios/bank-outlier-pause.yaml"}, exitUsage, nil, []string{"edge faults only"}},
 		{"missing CA file", []string{"export", "k8s", "--results-addr", "h:1", "--results-ca", "/nonexistent/ca.pem", slow}, exitUsage, nil, []string{"--results-ca"}},
-		{"two scenarios", []string{"export", "k8s", slow, slow}, exitUsage, nil, []string{"usage: chaosrun export k8s"}},
-		{"no target", []string{"export"}, exitUsage, nil, []string{"usage: chaosrun export k8s"}},
-		{"unknown target", []string{"export", "helm", slow}, exitUsage, nil, []string{"usage: chaosrun export k8s"}},
+		{"two scenarios", []string{"export", "k8s", slow, slow}, exitUsage, nil, []string{"accepts 1 arg(s), received 2", "usage: chaosrun export k8s"}},
+		{"no target", []string{"export"}, exitUsage, nil, []string{"Available Commands:", "k8s"}},
+		{"unknown target", []string{"export", "helm", slow}, exitUsage, nil, []string{`unknown command "helm" (allowed: k8s)`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

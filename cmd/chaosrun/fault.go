@@ -1,81 +1,65 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"flag"
+	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/url"
 	"os/user"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/chaosrun/chaosrun/gameday"
 )
 
-// cmdFault adds, clears and lists faults of a running game day.
-func cmdFault(ctx context.Context, st *State, args []string) int {
-	usage := func() {
-		fmt.Fprintln(st.Stderr, `usage: chaosrun fault add   --gameday URL [--token T] --kind KIND (--edge FROM->TO | --host SVC) [--attr NAME=VALUE ...] [--name N] [--by WHO]
-       chaosrun fault clear --gameday URL [--token T] [--by WHO] NAME
-       chaosrun fault list  --gameday URL [--token T]
-       chaosrun fault apply [--toxiproxy URL] [--token T] [--delay D] SCENARIO.yaml   (a scenario's schedule against a Toxiproxy)`)
-	}
-	if len(args) > 0 && args[0] == "apply" {
-		return cmdFaultApply(ctx, st, args[1:])
-	}
-	if len(args) == 0 || (args[0] != "add" && args[0] != "clear" && args[0] != "list") {
-		usage()
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			return exitOK
-		}
-		return exitUsage
-	}
-	sub := args[0]
-	fs := flag.NewFlagSet("fault "+sub, flag.ContinueOnError)
-	fs.SetOutput(st.Stderr)
-	fs.Usage = func() { usage(); fs.PrintDefaults() }
-	base := fs.String("gameday", st.Getenv("CHAOSRUN_GAMEDAY"), "URL of the running game day (as it printed; env CHAOSRUN_GAMEDAY)")
-	token := fs.String("token", st.Getenv("CHAOSRUN_GAMEDAY_TOKEN"), "the game day's token, if it has one (env CHAOSRUN_GAMEDAY_TOKEN)")
-	by := fs.String("by", defaultUser(), "who acts, for the timeline")
-	kind := fs.String("kind", "", "fault kind (add)")
-	edge := fs.String("edge", "", "edge FROM->TO or FROM->TO.N (add, edge kinds)")
-	host := fs.String("host", "", "instance SVC or SVC.N (add, host kinds)")
-	name := fs.String("name", "", "the fault's name (add; default KIND@TARGET)")
-	direction := fs.String("direction", "", "downstream (default) or upstream (add)")
-	var attrs stringList
-	fs.Var(&attrs, "attr", "attribute NAME=VALUE, e.g. latency=2000 (add; repeatable)")
-	if code, ok := parseFlags(fs, args[1:]); !ok {
-		return code
-	}
-	if *base == "" {
-		fmt.Fprintf(st.Stderr, "chaosrun fault %s: --gameday URL is required (the URL `chaosrun gameday` printed)\n", sub)
-		return exitUsage
-	}
-	u, err := url.Parse(*base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		fmt.Fprintf(st.Stderr, "chaosrun fault %s: --gameday %q is not an http(s) URL\n", sub, *base)
-		return exitUsage
-	}
-	if t := u.Query().Get("token"); t != "" && *token == "" {
-		*token = t
-	}
-	u.RawQuery, u.Path = "", strings.TrimSuffix(u.Path, "/")
-	c := &faultClient{base: u.String(), token: *token, st: st}
+// newFaultCmd adds, clears and lists faults of a running game day, and
+// applies a scenario's schedule to a Toxiproxy.
+func newFaultCmd(st *State) *cobra.Command {
+	return group(st, &cobra.Command{
+		Use:   "fault",
+		Short: "add, clear or list faults of a running game day; apply a scenario's schedule to a Toxiproxy",
+	}, newFaultAddCmd(st), newFaultClearCmd(st), newFaultListCmd(st), newFaultApplyCmd(st))
+}
 
-	switch sub {
-	case "list":
-		if fs.NArg() != 0 {
-			usage()
-			return exitUsage
+// gamedayCmd is a command that calls a running game day: it takes
+// --gameday, --token and --by, and a refused request (4xx) exits 2.
+func gamedayCmd(st *State, cmd *cobra.Command, by *string, call func(ctx context.Context, c *gameday.Client, args []string) error) *cobra.Command {
+	var url, token string
+	cmd.Flags().StringVar(&url, "gameday", st.Getenv("CHAOSRUN_GAMEDAY"), "URL of the running game day (as it printed; env CHAOSRUN_GAMEDAY)")
+	cmd.Flags().StringVar(&token, "token", st.Getenv("CHAOSRUN_GAMEDAY_TOKEN"), "the game day's token, if it has one (env CHAOSRUN_GAMEDAY_TOKEN)")
+	if by != nil {
+		cmd.Flags().StringVar(by, "by", defaultUser(), "who acts, for the timeline")
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if url == "" {
+			return failf(exitUsage, "--gameday URL is required (the URL `chaosrun gameday` printed)")
 		}
-		var list []gameday.ActiveFault
-		if code := c.do(ctx, http.MethodGet, "/api/faults", nil, &list); code != exitOK {
-			return code
+		c, err := gameday.NewClient(url, token)
+		if err != nil {
+			return failf(exitUsage, "--gameday %w", err)
+		}
+		err = call(cmd.Context(), c, args)
+		var ae *gameday.APIError
+		var ee *exitError
+		switch {
+		case err == nil || errors.As(err, &ee):
+			return err
+		case errors.As(err, &ae) && ae.StatusCode >= 400 && ae.StatusCode < 500:
+			return fail(exitUsage, err)
+		}
+		return fail(harnessCode(cmd.Context()), err)
+	}
+	return cmd
+}
+
+func newFaultListCmd(st *State) *cobra.Command {
+	cmd := &cobra.Command{Use: "list --gameday URL [--token T]", Short: "list the faults in force", Args: cobra.NoArgs}
+	return gamedayCmd(st, cmd, nil, func(ctx context.Context, c *gameday.Client, _ []string) error {
+		list, err := c.List(ctx)
+		if err != nil {
+			return err
 		}
 		if len(list) == 0 {
 			fmt.Fprintln(st.Stdout, "no faults in force")
@@ -83,92 +67,66 @@ func cmdFault(ctx context.Context, st *State, args []string) int {
 		for _, f := range list {
 			fmt.Fprintf(st.Stdout, "%s\t%s\tby %s since %s\n", f.Name, f.Describe, f.By, f.Since.Format(time.TimeOnly))
 		}
-		return exitOK
-	case "clear":
-		if fs.NArg() != 1 {
-			usage()
-			return exitUsage
+		return nil
+	})
+}
+
+func newFaultClearCmd(st *State) *cobra.Command {
+	var by string
+	cmd := &cobra.Command{Use: "clear --gameday URL [--token T] [--by WHO] NAME", Short: "revert a fault in force", Args: cobra.ExactArgs(1)}
+	return gamedayCmd(st, cmd, &by, func(ctx context.Context, c *gameday.Client, args []string) error {
+		if err := c.Clear(ctx, args[0], by); err != nil {
+			return err
 		}
-		if code := c.do(ctx, http.MethodDelete, "/api/faults/"+url.PathEscape(fs.Arg(0))+"?by="+url.QueryEscape(*by), nil, nil); code != exitOK {
-			return code
+		fmt.Fprintf(st.Stdout, "cleared %s\n", args[0])
+		return nil
+	})
+}
+
+func newFaultAddCmd(st *State) *cobra.Command {
+	var req gameday.FaultRequest
+	var attrs []string
+	cmd := &cobra.Command{
+		Use:   "add --gameday URL [--token T] --kind KIND (--edge FROM->TO | --host SVC) [--attr NAME=VALUE ...] [--name N] [--by WHO]",
+		Short: "inject a fault",
+		Args:  cobra.NoArgs,
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&req.Kind, "kind", "", "fault kind")
+	fl.StringVar(&req.Edge, "edge", "", "edge FROM->TO or FROM->TO.N (edge kinds)")
+	fl.StringVar(&req.Host, "host", "", "instance SVC or SVC.N (host kinds)")
+	fl.StringVar(&req.Name, "name", "", "the fault's name (default KIND@TARGET)")
+	fl.StringVar(&req.Direction, "direction", "", "downstream (default) or upstream")
+	fl.StringArrayVar(&attrs, "attr", nil, "attribute NAME=VALUE, e.g. latency=2000 (repeatable)")
+	return gamedayCmd(st, cmd, &req.By, func(ctx context.Context, c *gameday.Client, _ []string) error {
+		if req.Kind == "" || (req.Edge == "") == (req.Host == "") {
+			return failf(exitUsage, "needs --kind and exactly one of --edge or --host")
 		}
-		fmt.Fprintf(st.Stdout, "cleared %s\n", fs.Arg(0))
-		return exitOK
-	}
-	if fs.NArg() != 0 || *kind == "" || (*edge == "") == (*host == "") {
-		fmt.Fprintln(st.Stderr, "chaosrun fault add: needs --kind and exactly one of --edge or --host")
-		return exitUsage
-	}
-	req := gameday.FaultRequest{Name: *name, Kind: *kind, Edge: *edge, Host: *host, Direction: *direction, By: *by, Attributes: map[string]float64{}}
+		var err error
+		if req.Attributes, err = parseAttrs(attrs); err != nil {
+			return fail(exitUsage, err)
+		}
+		af, err := c.Add(ctx, req)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(st.Stdout, "injected %s: %s\n", af.Name, af.Describe)
+		return nil
+	})
+}
+
+// parseAttrs reads --attr NAME=NUMBER flags.
+func parseAttrs(attrs []string) (map[string]float64, error) {
+	out := map[string]float64{}
 	for _, a := range attrs {
 		k, v, ok := strings.Cut(a, "=")
-		f, perr := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if !ok || perr != nil || k == "" {
-			fmt.Fprintf(st.Stderr, "chaosrun fault add: --attr %q: want NAME=NUMBER, e.g. latency=2000\n", a)
-			return exitUsage
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || err != nil || k == "" {
+			return nil, fmt.Errorf("--attr %q: want NAME=NUMBER, e.g. latency=2000", a)
 		}
-		req.Attributes[strings.TrimSpace(k)] = f
+		out[strings.TrimSpace(k)] = f
 	}
-	var af gameday.ActiveFault
-	if code := c.do(ctx, http.MethodPost, "/api/faults", req, &af); code != exitOK {
-		return code
-	}
-	fmt.Fprintf(st.Stdout, "injected %s: %s\n", af.Name, af.Describe)
-	return exitOK
-}
-
-type faultClient struct {
-	base, token string
-	st          *State
-}
-
-// do calls the game day's API; 4xx answers are usage errors (exit 2),
-// anything else that fails a run error (exit 3).
-func (c *faultClient) do(ctx context.Context, method, path string, in, out any) int {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	var body io.Reader
-	if in != nil {
-		b, _ := json.Marshal(in)
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, body)
-	if err != nil {
-		fmt.Fprintf(c.st.Stderr, "chaosrun fault: %v\n", err)
-		return exitUsage
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		fmt.Fprintf(c.st.Stderr, "chaosrun fault: the game day at %s: %v\n", c.base, err)
-		return exitRunError
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode >= 300 {
-		var e struct {
-			Error string `json:"error"`
-		}
-		msg := strings.TrimSpace(string(b))
-		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			msg = e.Error
-		}
-		fmt.Fprintf(c.st.Stderr, "chaosrun fault: %s %s: %s: %s\n", method, path, resp.Status, msg)
-		if resp.StatusCode >= 400 && resp.StatusCode < 500 {
-			return exitUsage
-		}
-		return exitRunError
-	}
-	if out != nil && len(b) > 0 {
-		if err := json.Unmarshal(b, out); err != nil {
-			fmt.Fprintf(c.st.Stderr, "chaosrun fault: answer of %s: %v\n", path, err)
-			return exitRunError
-		}
-	}
-	return exitOK
+	return out, nil
 }
 
 func defaultUser() string {

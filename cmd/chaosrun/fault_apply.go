@@ -1,103 +1,93 @@
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
 	"net/url"
 	"strings"
 	"time"
 
-	"github.com/chaosrun/chaosrun/clock"
+	"github.com/spf13/cobra"
+
 	"github.com/chaosrun/chaosrun/faults"
 	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/scenario"
 )
 
-// cmdFaultApply runs a scenario's fault schedule against a Toxiproxy API
-// whose proxies already exist (what the Kubernetes export's fault Job
-// runs): it waits for them, then applies and reverts each fault on time,
-// and reverts what is in force when it is stopped.
-func cmdFaultApply(ctx context.Context, st *State, args []string) int {
-	fs := flag.NewFlagSet("fault apply", flag.ContinueOnError)
-	fs.SetOutput(st.Stderr)
-	api := fs.String("toxiproxy", "http://127.0.0.1:8474", "base URL of Toxiproxy's API")
-	token := fs.String("token", st.Getenv("CHAOSRUN_TOKEN"), "the Toxiproxy API's token (env CHAOSRUN_TOKEN)")
-	delay := fs.Duration("delay", 0, "time from Toxiproxy being ready to the schedule's zero (the faults' start offsets count from there)")
-	wait := fs.Duration("wait", 5*time.Minute, "how long to wait for Toxiproxy and the scenario's proxies")
-	fs.Usage = func() {
-		fmt.Fprintln(st.Stderr, "usage: chaosrun fault apply [--toxiproxy URL] [--token T] [--delay D] [--wait D] SCENARIO.yaml")
-		fs.PrintDefaults()
+// applyFlags are fault apply's flags.
+type applyFlags struct {
+	api, token  string
+	delay, wait time.Duration
+}
+
+// newFaultApplyCmd runs a scenario's fault schedule against a Toxiproxy
+// whose proxies exist (see faults.ApplySchedule).
+func newFaultApplyCmd(st *State) *cobra.Command {
+	var f applyFlags
+	cmd := &cobra.Command{
+		Use:               "apply [--toxiproxy URL] [--token T] [--delay D] [--wait D] SCENARIO.yaml",
+		Short:             "run a scenario's fault schedule against a Toxiproxy whose proxies exist",
+		Long:              "Run a scenario's fault schedule against a Toxiproxy whose proxies exist (what the Kubernetes export's Job runs); what is in force is reverted when it is stopped.",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: scenarioArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sc, u, err := f.check(st, args[0])
+			if err != nil || sc == nil {
+				return err
+			}
+			var start time.Time
+			failed, err := faults.ApplySchedule(cmd.Context(), u.String(), sc, f.delay, f.wait,
+				func(t time.Time, proxies []string) {
+					start = t
+					fmt.Fprintf(st.Stdout, "toxiproxy at %s has the %d proxies of %s; the schedule's zero is %s\n", u.Redacted(), len(proxies), sc.Name, t.UTC().Format(time.RFC3339))
+				},
+				func(ev record.FaultEvent) { fmt.Fprintln(st.Stdout, faultLine(ev, start)) })
+			switch {
+			case cmd.Context().Err() != nil:
+				return failf(exitInterrupted, "stopped; the faults in force were reverted")
+			case err != nil:
+				return fail(exitRunError, err)
+			case failed > 0:
+				return failf(exitRunError, "%d fault action(s) failed", failed)
+			}
+			return nil
+		},
 	}
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	fl := cmd.Flags()
+	fl.StringVar(&f.api, "toxiproxy", "http://127.0.0.1:8474", "base URL of Toxiproxy's API")
+	fl.StringVar(&f.token, "token", st.Getenv("CHAOSRUN_TOKEN"), "the Toxiproxy API's token (env CHAOSRUN_TOKEN)")
+	fl.DurationVar(&f.delay, "delay", 0, "time from Toxiproxy being ready to the schedule's zero (the faults' start offsets count from there)")
+	fl.DurationVar(&f.wait, "wait", 5*time.Minute, "how long to wait for Toxiproxy and the scenario's proxies")
+	return cmd
+}
+
+// check checks the flags and loads the scenario; a scenario without
+// faults is said and comes back nil.
+func (f *applyFlags) check(st *State, file string) (*scenario.Scenario, *url.URL, error) {
+	if f.delay < 0 || f.wait <= 0 {
+		return nil, nil, failf(exitUsage, "--delay %s, --wait %s: want --delay >= 0 and --wait > 0", f.delay, f.wait)
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return exitUsage
-	}
-	if *delay < 0 || *wait <= 0 {
-		fmt.Fprintf(st.Stderr, "chaosrun fault apply: --delay %s, --wait %s: want --delay >= 0 and --wait > 0\n", *delay, *wait)
-		return exitUsage
-	}
-	sc, err := loadScenario(fs.Arg(0), nil)
+	sc, err := loadScenario(st, file, nil)
 	if err != nil {
 		fmt.Fprintln(st.Stderr, err)
-		return exitUsage
+		return nil, nil, exit(exitUsage)
 	}
-	for _, f := range sc.Faults {
-		if faults.IsHostKind(f.Kind) {
-			fmt.Fprintf(st.Stderr, "chaosrun fault apply: fault %s is a %s: host faults act on containers, not through Toxiproxy (run them with `chaosrun run --testbed docker`)\n", f.Name, f.Kind)
-			return exitUsage
+	for _, fl := range sc.Faults {
+		if faults.IsHostKind(fl.Kind) {
+			return nil, nil, failf(exitUsage, "fault %s is a %s: host faults act on containers, not through Toxiproxy (run them with `chaosrun run --testbed docker`)", fl.Name, fl.Kind)
 		}
 	}
-	u, err := url.Parse(*api)
+	u, err := url.Parse(f.api)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		fmt.Fprintf(st.Stderr, "chaosrun fault apply: --toxiproxy %q is not an http(s) URL\n", *api)
-		return exitUsage
+		return nil, nil, failf(exitUsage, "--toxiproxy %q is not an http(s) URL", f.api)
 	}
-	if *token != "" {
-		u.User = url.UserPassword("", *token)
+	if f.token != "" {
+		u.User = url.UserPassword("", f.token)
 	}
 	if len(sc.Faults) == 0 {
 		fmt.Fprintf(st.Stdout, "%s has no faults: nothing to apply\n", sc.Name)
-		return exitOK
+		return nil, nil, nil
 	}
-	var proxies []string
-	for _, e := range sc.Edges() {
-		proxies = append(proxies, e.Proxy)
-	}
-	wctx, cancel := context.WithTimeoutCause(ctx, *wait, fmt.Errorf("not ready within --wait %s", *wait))
-	err = faults.WaitForProxies(wctx, u.String(), proxies, 500*time.Millisecond)
-	cancel()
-	if err != nil {
-		fmt.Fprintf(st.Stderr, "chaosrun fault apply: %s: %v\n", u.Redacted(), err)
-		if ctx.Err() != nil {
-			return exitInterrupted
-		}
-		return exitRunError
-	}
-	start := time.Now().Add(*delay)
-	fmt.Fprintf(st.Stdout, "toxiproxy at %s has the %d proxies of %s; the schedule's zero is %s\n", u.Redacted(), len(proxies), sc.Name, start.UTC().Format(time.RFC3339))
-	failed := 0
-	env := &faults.ScenarioEnv{Scenario: sc, API: faults.NewToxiproxyAPI(u.String())}
-	err = faults.Run(ctx, clock.Real{}, start, sc.Faults, env, func(ev record.FaultEvent) {
-		if ev.Action == record.Failed {
-			failed++
-		}
-		fmt.Fprintln(st.Stdout, faultLine(ev, start))
-	})
-	switch {
-	case ctx.Err() != nil:
-		fmt.Fprintln(st.Stderr, "chaosrun fault apply: stopped; the faults in force were reverted")
-		return exitInterrupted
-	case err != nil:
-		fmt.Fprintf(st.Stderr, "chaosrun fault apply: %v\n", err)
-		return exitRunError
-	case failed > 0:
-		fmt.Fprintf(st.Stderr, "chaosrun fault apply: %d fault action(s) failed\n", failed)
-		return exitRunError
-	}
-	return exitOK
+	return sc, u, nil
 }
 
 // faultLine is one event as a line: what happened, when against when it

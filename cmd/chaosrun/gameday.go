@@ -3,156 +3,139 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/chaosrun/chaosrun/gameday"
 	"github.com/chaosrun/chaosrun/report"
-	"github.com/chaosrun/chaosrun/runner"
-	"github.com/chaosrun/chaosrun/workloads"
-	"github.com/chaosrun/chaosrun/workloads/k6build"
+	"github.com/chaosrun/chaosrun/scenario"
 )
 
-// cmdGameday runs a game day: steady load, a page to inject faults by hand
-// and watch the SLOs live, stop conditions, and the run's report at the end.
-func cmdGameday(ctx context.Context, st *State, args []string) int {
-	fs := flag.NewFlagSet("gameday", flag.ContinueOnError)
-	fs.SetOutput(st.Stderr)
-	var sets, guards, allow stringList
-	fs.Var(&sets, "set", "override a scenario value, e.g. bank.bulkheads=off (repeatable)")
-	fs.Var(&guards, "guard", "assertion of the scenario that is a stop condition: when it breaches for longer than --grace, every fault is reverted (repeatable)")
-	fs.Var(&allow, "allow-target", "let load reach this host or host:port besides loopback and the testbed's services (repeatable)")
-	grace := fs.Duration("grace", 5*time.Second, "how long a guard may breach before every fault is reverted")
-	slide := fs.Duration("window", 10*time.Second, "sliding window of the live SLOs")
-	listen := fs.String("listen", "127.0.0.1:0", "address of the game day's page and API (other than loopback needs --token)")
-	token := fs.String("token", "", "token the page and API require (default: none on loopback; env CHAOSRUN_GAMEDAY_TOKEN)")
-	maxDur := fs.Duration("max-duration", time.Hour, "stop the load after this long at the latest")
-	bed := fs.String("testbed", "local", "where services run: local (child processes) or docker (containers)")
-	k6path := fs.String("k6", "", "use this k6 binary (built with xk6-resilience) instead of building one")
-	outDir := fs.String("out-dir", "chaosrun-results", "folder for the record, report and logs (sub-folder SCENARIO-gameday)")
-	shards := fs.Int("load-shards", 1, "run the workload as N k6 processes (k6 execution segments) and merge their results")
-	var rf resultsFlags
-	rf.register(fs, st)
-	fs.Usage = func() {
-		fmt.Fprintln(st.Stderr, "usage: chaosrun gameday [flags] SCENARIO.yaml")
-		fs.PrintDefaults()
+// gamedayFlags are gameday's flags.
+type gamedayFlags struct {
+	sets, guards, allow         []string
+	grace, slide, maxDur        time.Duration
+	listen, token, bed, k6, out string
+	shards                      int
+	results                     resultsFlags
+}
+
+// newGamedayCmd runs a game day: steady load, a page to inject faults by
+// hand and watch the SLOs live, stop conditions, and the run's report at
+// the end.
+func newGamedayCmd(st *State) *cobra.Command {
+	var f gamedayFlags
+	cmd := &cobra.Command{
+		Use:   "gameday [flags] SCENARIO.yaml",
+		Short: "steady load, a live page to inject faults and watch SLOs, stop conditions",
+		Long: `Stand up the scenario's testbed, run its workload at steady load until stopped
+(Ctrl-C, the page's Stop button or --max-duration) and serve a page to inject and
+clear faults while the scenario's SLOs are shown live. OUT-DIR/SCENARIO-gameday
+gets the run's record and reports.`,
+		Example:           "  chaosrun gameday --guard check-p99-isolated --grace 5s scenarios/bank-slow-vault.yaml",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: scenarioArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runGameday(cmd.Context(), st, &f, args[0])
+		},
 	}
-	if code, ok := parseFlags(fs, args); !ok {
-		return code
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.sets, "set", nil, "override a scenario value, e.g. bank.bulkheads=off (repeatable)")
+	fl.StringArrayVar(&f.guards, "guard", nil, "assertion of the scenario that is a stop condition: when it breaches for longer than --grace, every fault is reverted (repeatable)")
+	fl.StringArrayVar(&f.allow, "allow-target", nil, "let load reach this host or host:port besides loopback and the testbed's services (repeatable)")
+	fl.DurationVar(&f.grace, "grace", 5*time.Second, "how long a guard may breach before every fault is reverted")
+	fl.DurationVar(&f.slide, "window", 10*time.Second, "sliding window of the live SLOs")
+	fl.StringVar(&f.listen, "listen", "127.0.0.1:0", "address of the game day's page and API (other than loopback needs --token)")
+	fl.StringVar(&f.token, "token", "", "token the page and API require (default: none on loopback; env CHAOSRUN_GAMEDAY_TOKEN)")
+	fl.DurationVar(&f.maxDur, "max-duration", time.Hour, "stop the load after this long at the latest")
+	testbedFlag(cmd, &f.bed)
+	fl.StringVar(&f.k6, "k6", "", "use this k6 binary (built with xk6-resilience) instead of building one")
+	fl.StringVar(&f.out, "out-dir", "chaosrun-results", "folder for the record, report and logs (sub-folder SCENARIO-gameday)")
+	shardsFlag(cmd, &f.shards)
+	f.results.register(cmd, st)
+	return cmd
+}
+
+// check checks the flags and loads the scenario.
+func (f *gamedayFlags) check(st *State, file string) (*scenario.Scenario, error) {
+	if f.token == "" {
+		f.token = st.Getenv("CHAOSRUN_GAMEDAY_TOKEN")
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return exitUsage
+	if err := checkTestbed(f.bed); err != nil {
+		return nil, err
 	}
-	if *token == "" {
-		*token = st.Getenv("CHAOSRUN_GAMEDAY_TOKEN")
+	if f.grace <= 0 || f.slide < 2*time.Second || f.maxDur <= 0 {
+		return nil, failf(exitUsage, "--grace and --max-duration must be positive and --window at least 2s")
 	}
-	if *bed != "local" && *bed != "docker" {
-		fmt.Fprintf(st.Stderr, "chaosrun gameday: --testbed %q is not available (allowed: local, docker)\n", *bed)
-		return exitUsage
+	if err := gameday.CheckListen(f.listen, f.token); err != nil {
+		return nil, fail(exitUsage, err)
 	}
-	if *shards < 1 || *shards > 16 {
-		fmt.Fprintf(st.Stderr, "chaosrun gameday: --load-shards %d out of range (allowed: 1 to 16)\n", *shards)
-		return exitUsage
-	}
-	results, err := rf.settings(st)
-	if err != nil {
-		fmt.Fprintf(st.Stderr, "chaosrun gameday: %v\n", err)
-		return exitUsage
-	}
-	if *grace <= 0 || *slide < 2*time.Second || *maxDur <= 0 {
-		fmt.Fprintln(st.Stderr, "chaosrun gameday: --grace and --max-duration must be positive and --window at least 2s")
-		return exitUsage
-	}
-	if err := gameday.CheckListen(*listen, *token); err != nil {
-		fmt.Fprintf(st.Stderr, "chaosrun gameday: %v\n", err)
-		return exitUsage
-	}
-	sc, err := loadScenario(fs.Arg(0), sets)
+	sc, err := loadScenario(st, file, f.sets)
 	if err != nil {
 		fmt.Fprintln(st.Stderr, err)
-		return exitUsage
+		return nil, exit(exitUsage)
 	}
-	if err := gameday.CheckGuards(sc, guards); err != nil {
-		fmt.Fprintf(st.Stderr, "chaosrun gameday: %v\n", err)
-		return exitUsage
+	if err := gameday.CheckGuards(sc, f.guards); err != nil {
+		return nil, fail(exitUsage, err)
 	}
-	allowed, err := blastRadius(sc, allow)
-	if err != nil {
-		fmt.Fprintf(st.Stderr, "chaosrun gameday: %s: %v\n", fs.Arg(0), err)
-		return exitUsage
-	}
+	return sc, nil
+}
 
-	root, err := k6build.FindRoot("")
-	if err != nil && *k6path == "" {
-		fmt.Fprintf(st.Stderr, "chaosrun gameday: %v\n", err)
-		return exitRunError
-	}
-	bin, err := k6build.Ensure(ctx, k6build.Options{K6Path: *k6path, Root: root, Progress: st.Stderr})
+func runGameday(ctx context.Context, st *State, f *gamedayFlags, file string) error {
+	sc, err := f.check(st, file)
 	if err != nil {
-		fmt.Fprintf(st.Stderr, "chaosrun gameday: k6: %v\n", err)
-		if ctx.Err() != nil {
-			return exitInterrupted
-		}
-		return exitRunError
+		return err
 	}
-	rs := runSettings{bed: *bed, k6: bin.Path, root: root}
-	if *bed == "docker" {
-		if rs.image, err = dockerImage(ctx, st, root); err != nil {
-			fmt.Fprintf(st.Stderr, "chaosrun gameday: %v\n", err)
-			return exitRunError
-		}
+	allowed, err := blastRadius(sc, f.allow)
+	if err != nil {
+		return failf(exitUsage, "%s: %w", file, err)
 	}
-	dir := filepath.Join(*outDir, sc.Name+"-gameday")
+	results, err := f.results.settings(st)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	if err := checkShards(f.shards); err != nil {
+		return err
+	}
+	eng, err := prepare(ctx, st, f.k6, f.bed)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(st.path(f.out), sc.Name+"-gameday")
 	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
-		fmt.Fprintf(st.Stderr, "chaosrun gameday: out dir: %v\n", err)
-		return exitRunError
+		return failf(exitRunError, "out dir: %w", err)
 	}
-	fmt.Fprintf(st.Stderr, "▶ game day %s: testbed %s, load until stopped (at most %s)\n", sc.Name, *bed, *maxDur)
+	fmt.Fprintf(st.Stderr, "▶ game day %s: testbed %s, load until stopped (at most %s)\n", sc.Name, f.bed, f.maxDur)
 	rec, rerr := gameday.Run(ctx, gameday.Options{
-		Scenario: sc, Testbed: newTestbed(st, rs, sc, filepath.Join(dir, "logs")),
-		Load:   runner.K6(runner.K6Config{Binary: bin.Path, ScriptDir: workloads.ScriptsDir(root), Shards: *shards, Results: results}),
-		OutDir: dir,
-		Listen: *listen, Token: *token, Guards: guards, Grace: *grace, Slide: *slide, MaxDuration: *maxDur,
-		Allowed: allowed, Log: st.Stderr,
-		Versions: map[string]string{"chaosrun": version(), "k6": bin.Version}, Overrides: sets,
+		Scenario: sc, Testbed: newTestbed(st, f.bed, eng.image, sc, filepath.Join(dir, "logs")),
+		Load: eng.load(st, f.shards, results), OutDir: dir,
+		Listen: f.listen, Token: f.token, Guards: f.guards, Grace: f.grace, Slide: f.slide, MaxDuration: f.maxDur,
+		Allowed: allowed, Log: st.Stderr, Versions: eng.versions(), Overrides: f.sets,
 		Ready: func(url string) {
 			fmt.Fprintf(st.Stdout, "game day page: %s\n", url)
 			fmt.Fprintln(st.Stderr, "press Ctrl-C or the page's Stop button to end the game day")
 		},
 	})
 	if rec == nil {
-		fmt.Fprintf(st.Stderr, "chaosrun gameday: %v\n", rerr)
-		return exitUsage
+		return fail(exitUsage, rerr)
 	}
 	defer rec.Close()
-	code := exitOK
-	for _, w := range []struct {
-		name  string
-		write func(string) error
-	}{
-		{"run.json", func(p string) error { return report.WriteJSON(p, rec) }},
-		{"summary.md", func(p string) error { return report.WriteMarkdown(p, rec) }},
-		{"report.html", func(p string) error { return report.WriteHTML(p, rec) }},
-	} {
-		if werr := w.write(filepath.Join(dir, w.name)); werr != nil {
-			fmt.Fprintf(st.Stderr, "chaosrun gameday: %v\n", werr)
-			code = exitRunError
-		}
-	}
+	werr := report.WriteAll(dir, rec)
+	printLines(st, "chaosrun gameday", werr)
 	report.Table(st.Stdout, rec)
 	fmt.Fprintf(st.Stderr, "game day record: %s (report: %s)\n", filepath.Join(dir, "run.json"), filepath.Join(dir, "report.html"))
 	switch {
 	case rerr != nil && (errors.Is(rerr, gameday.ErrInterrupted) || ctx.Err() != nil):
 		// Ctrl-C is the ordinary way to end a game day.
-		fmt.Fprintln(st.Stderr, "chaosrun gameday: ended by interrupt")
-		return exitInterrupted
+		return failf(exitInterrupted, "ended by interrupt")
 	case rerr != nil:
-		fmt.Fprintf(st.Stderr, "chaosrun gameday: %v\n", rerr)
-		return exitRunError
+		return fail(exitRunError, rerr)
+	case werr != nil:
+		return exit(exitRunError)
 	}
-	return code
+	return nil
 }

@@ -6,13 +6,8 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := Execute(ctx, NewState(), os.Args[1:])
-	stop()
-	os.Exit(code)
+	os.Exit(Execute(context.Background(), NewState(), os.Args[1:]))
 }

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"net/url"
-	"os"
-	"path/filepath"
+
+	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/workloads/stream"
@@ -20,7 +17,8 @@ type resultsFlags struct {
 	listen, token, cert, key string
 }
 
-func (f *resultsFlags) register(fs *flag.FlagSet, st *State) {
+func (f *resultsFlags) register(cmd *cobra.Command, st *State) {
+	fs := cmd.Flags()
 	fs.StringVar(&f.listen, "results-listen", "", "receive the k6 results stream on HOST:PORT, e.g. 0.0.0.0:7000 for k6 instances elsewhere (default 127.0.0.1, a free port; shard k of N gets PORT+k-1)")
 	fs.StringVar(&f.token, "results-token", st.Getenv("CHAOSRUN_RESULTS_TOKEN"), "token every results connection must present; generated and printed when the listen address is not loopback (env CHAOSRUN_RESULTS_TOKEN)")
 	fs.StringVar(&f.cert, "results-tls-cert", "", "PEM certificate: the results stream speaks TLS (with --results-tls-key)")
@@ -41,11 +39,11 @@ func (f *resultsFlags) settings(st *State) (runner.Results, error) {
 		return res, errors.New("--results-tls-cert and --results-tls-key go together")
 	}
 	if f.cert != "" {
-		cfg, err := stream.ServerTLS(f.cert, f.key)
+		cfg, err := stream.ServerTLS(st.path(f.cert), st.path(f.key))
 		if err != nil {
 			return res, err
 		}
-		opts, err := localK6TLS(f.cert)
+		opts, err := localK6TLS(st, f.cert)
 		if err != nil {
 			return res, err
 		}
@@ -69,32 +67,15 @@ func (f *resultsFlags) settings(st *State) (runner.Results, error) {
 }
 
 // localK6TLS is what the local k6 processes need to trust the receiver's
-// certificate: the certificate itself as their CA, and a name it carries.
-func localK6TLS(certFile string) (url.Values, error) {
-	b, err := os.ReadFile(certFile)
+// certificate.
+func localK6TLS(st *State, certFile string) (url.Values, error) {
+	b, err := st.readFile(certFile)
 	if err != nil {
 		return nil, fmt.Errorf("--results-tls-cert: %w", err)
 	}
-	block, _ := pem.Decode(b)
-	if block == nil || block.Type != "CERTIFICATE" {
-		return nil, fmt.Errorf("--results-tls-cert %s: no PEM certificate", certFile)
-	}
-	cert, err := x509.ParseCertificate(block.Bytes)
+	opts, err := stream.TrustOptions(b, st.path(certFile))
 	if err != nil {
 		return nil, fmt.Errorf("--results-tls-cert %s: %w", certFile, err)
 	}
-	var name string
-	switch {
-	case len(cert.DNSNames) > 0:
-		name = cert.DNSNames[0]
-	case len(cert.IPAddresses) > 0:
-		name = cert.IPAddresses[0].String()
-	default:
-		return nil, fmt.Errorf("--results-tls-cert %s names no host (no DNS or IP subject alternative name)", certFile)
-	}
-	abs, err := filepath.Abs(certFile)
-	if err != nil {
-		return nil, err
-	}
-	return url.Values{"ca": {abs}, "server_name": {name}}, nil
+	return opts, nil
 }

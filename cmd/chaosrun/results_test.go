@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -72,8 +71,7 @@ func TestResultsFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var errb bytes.Buffer
-			st := &State{Stderr: &errb, Getenv: func(string) string { return "" }}
+			st, _, errb := testState(t)
 			res, err := tt.flags.settings(st)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

@@ -1,65 +1,47 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"sort"
 	"strings"
 
-	"github.com/chaosrun/chaosrun/targets/bankservice"
-	"github.com/chaosrun/chaosrun/targets/cachefront"
-	"github.com/chaosrun/chaosrun/targets/kvdispatcher"
-	"github.com/chaosrun/chaosrun/testbed/toxiserver"
+	"github.com/spf13/cobra"
+
+	"github.com/chaosrun/chaosrun/servers"
 )
 
-// servers maps `chaosrun serve NAME` to what it runs.
-var servers = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
-	"toxiproxy":    toxiserver.Main,
-	"bankservice":  bankservice.BankMain,
-	"ledger":       bankservice.LedgerMain,
-	"cachefront":   cachefront.Main,
-	"vault":        bankservice.VaultMain,
-	"kvdispatcher": kvdispatcher.DispatcherMain,
-	"kvstore":      kvdispatcher.StoreMain,
-}
-
-// targetNames lists the reference targets a scenario may `run:`.
-func targetNames() []string {
-	var out []string
-	for n := range servers {
-		if n != "toxiproxy" {
-			out = append(out, n)
-		}
+func newServeCmd(st *State) *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve NAME [flags]",
+		Short: "serve a reference target or Toxiproxy (used by testbeds)",
+		Long: "Serve a reference target or the embedded Toxiproxy, as testbeds start them. NAME is one of " +
+			strings.Join(servers.Names(), ", ") + "; `chaosrun serve NAME --help` lists its flags.",
+		DisableFlagParsing: true, // the flags are the server's
+		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveDefault
+			}
+			return servers.Names(), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) > 0 && (args[0] == "-h" || args[0] == "--help"):
+				return cmd.Help()
+			case len(args) == 0 || strings.HasPrefix(args[0], "-"):
+				fmt.Fprintf(st.Stderr, "usage: %s  (NAME: %s)\n", cmd.UseLine(), strings.Join(servers.Names(), ", "))
+				return exit(exitUsage)
+			}
+			srv, ok := servers.Lookup(args[0])
+			if !ok {
+				return failf(exitUsage, "unknown server %q (allowed: %s)", args[0], strings.Join(servers.Names(), ", "))
+			}
+			err := srv(cmd.Context(), args[1:], st.Stdout, st.Stderr)
+			if err != nil && !errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(st.Stderr, "chaosrun serve %s: %v\n", args[0], err)
+				return exit(exitUsage)
+			}
+			return nil
+		},
 	}
-	sort.Strings(out)
-	return out
-}
-
-func cmdServe(ctx context.Context, st *State, args []string) int {
-	var all []string
-	for n := range servers {
-		all = append(all, n)
-	}
-	sort.Strings(all)
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintf(st.Stderr, "usage: chaosrun serve NAME [flags]  (NAME: %s)\n", strings.Join(all, ", "))
-		return exitUsage
-	}
-	srv, ok := servers[args[0]]
-	if !ok {
-		fmt.Fprintf(st.Stderr, "chaosrun serve: unknown server %q (allowed: %s)\n", args[0], strings.Join(all, ", "))
-		return exitUsage
-	}
-	err := srv(ctx, args[1:], st.Stdout, st.Stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return exitOK
-	}
-	if err != nil {
-		fmt.Fprintf(st.Stderr, "chaosrun serve %s: %v\n", args[0], err)
-		return exitUsage
-	}
-	return exitOK
 }

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
 )
 
 func version() string {
@@ -13,7 +14,13 @@ func version() string {
 	return "dev"
 }
 
-func cmdVersion(_ context.Context, st *State, _ []string) int {
-	fmt.Fprintf(st.Stdout, "chaosrun %s (k6 v1.8.1 with xk6-resilience, Toxiproxy v2.12.0)\n", version())
-	return exitOK
+func newVersionCmd(st *State) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "print versions",
+		Args:  cobra.NoArgs,
+		Run: func(*cobra.Command, []string) {
+			fmt.Fprintf(st.Stdout, "chaosrun %s (k6 v1.8.1 with xk6-resilience, Toxiproxy v2.12.0)\n", version())
+		},
+	}
 }

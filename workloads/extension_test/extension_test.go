@@ -46,7 +46,7 @@ func k6Binary(t testing.TB) string {
 		ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 		defer cancel()
 		var b k6build.Binary
-		b, buildErr = k6build.Ensure(ctx, k6build.Options{Root: repoRoot, Progress: os.Stderr})
+		b, buildErr = k6build.Ensure(ctx, k6build.Options{Root: repoRoot, Progress: os.Stderr, Getenv: os.Getenv})
 		k6Path = b.Path
 	})
 	if buildErr != nil {

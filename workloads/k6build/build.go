@@ -18,12 +18,18 @@ import (
 type Options struct {
 	// K6Path is a user's own k6 build; it must list the extension in `k6 version`.
 	K6Path string
-	// Root is the repository root; default CHAOSRUN_ROOT, else found above the working folder.
+	// Root is the repository root; default CHAOSRUN_ROOT, else found above Dir.
 	Root string
 	// CacheDir holds built binaries; default CHAOSRUN_CACHE, else the user cache folder's chaosrun.
 	CacheDir string
 	// Progress receives build progress lines; nil discards them.
 	Progress io.Writer
+	// Getenv reads CHAOSRUN_ROOT and CHAOSRUN_CACHE; nil reads no
+	// variable (pass os.Getenv for the process's environment).
+	Getenv func(string) string
+	// Dir is the working folder: relative paths resolve against it and the
+	// root is searched from it upwards; "" is the process's.
+	Dir string
 }
 
 // Binary is a k6 binary that carries the extension.
@@ -46,17 +52,17 @@ const (
 // else the cached build for this extension source, building it on a miss.
 func Ensure(ctx context.Context, opts Options) (Binary, error) {
 	if opts.K6Path != "" {
-		return Verify(ctx, opts.K6Path)
+		return Verify(ctx, opts.abs(opts.K6Path))
 	}
 	progress := opts.Progress
 	if progress == nil {
 		progress = io.Discard
 	}
-	root, err := resolveRoot(opts.Root)
+	root, err := opts.RepoRoot()
 	if err != nil {
 		return Binary{}, err
 	}
-	cache, err := resolveCache(opts.CacheDir)
+	cache, err := opts.Cache()
 	if err != nil {
 		return Binary{}, err
 	}
@@ -65,7 +71,7 @@ func Ensure(ctx context.Context, opts Options) (Binary, error) {
 	if err != nil {
 		return Binary{}, err
 	}
-	target := filepath.Join(cache, "k6-"+K6Version+"-"+hash)
+	target := cachedK6(cache, hash)
 	if isExecutable(target) {
 		return Verify(ctx, target)
 	}
@@ -84,7 +90,7 @@ func Ensure(ctx context.Context, opts Options) (Binary, error) {
 	if err != nil {
 		return Binary{}, err
 	}
-	logPath := filepath.Join(cache, "k6-"+K6Version+"-"+hash+".log")
+	logPath := target + ".log"
 	tmp := fmt.Sprintf("%s.tmp-%d", target, os.Getpid())
 	defer os.Remove(tmp)
 	err = runLogged(ctx, progress, "k6 build", logPath, root, xk6,

@@ -86,13 +86,46 @@ func TestFindRoot(t *testing.T) {
 	if _, err := FindRoot(lone); err == nil || !strings.Contains(err.Error(), "CHAOSRUN_ROOT") {
 		t.Errorf("FindRoot outside a repo: err = %v, want a hint at CHAOSRUN_ROOT", err)
 	}
-	t.Setenv("CHAOSRUN_ROOT", lone)
-	if _, err := resolveRoot(""); err == nil {
-		t.Error("CHAOSRUN_ROOT without the root go.mod: want an error")
+}
+
+func TestOptionsReadTheirEnvironment(t *testing.T) {
+	repo, lone, cache := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFiles(t, repo, map[string]string{
+		"go.mod":                "module github.com/chaosrun/chaosrun\n",
+		"xk6-resilience/go.mod": "module github.com/chaosrun/chaosrun/xk6-resilience\n",
+		"xk6-resilience/x.go":   "package x\n",
+		"sub/README":            "",
+	})
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	roots := []struct {
+		name    string
+		o       Options
+		want    string // "" for an error
+		wantErr string
+	}{
+		{"found above Dir", Options{Dir: filepath.Join(repo, "sub")}, repo, ""},
+		{"not found above Dir", Options{Dir: lone}, "", "CHAOSRUN_ROOT"},
+		{"CHAOSRUN_ROOT", Options{Dir: lone, Getenv: env(map[string]string{"CHAOSRUN_ROOT": repo})}, repo, ""},
+		{"CHAOSRUN_ROOT relative to Dir", Options{Dir: filepath.Dir(repo), Getenv: env(map[string]string{"CHAOSRUN_ROOT": filepath.Base(repo)})}, repo, ""},
+		{"CHAOSRUN_ROOT without the root go.mod", Options{Getenv: env(map[string]string{"CHAOSRUN_ROOT": lone})}, "", "want a go.mod with module"},
+		{"Root beats CHAOSRUN_ROOT", Options{Root: repo, Getenv: env(map[string]string{"CHAOSRUN_ROOT": lone})}, repo, ""},
 	}
-	t.Setenv("CHAOSRUN_ROOT", dir)
-	if got, err := resolveRoot(""); err != nil || got != dir {
-		t.Errorf("resolveRoot with CHAOSRUN_ROOT = %q, %v", got, err)
+	for _, tt := range roots {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.o.RepoRoot()
+			if got != tt.want || (tt.wantErr == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("RepoRoot() = %q, %v; want %q, error %q", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+	o := Options{Dir: repo, Getenv: env(map[string]string{"CHAOSRUN_CACHE": "cache"})}
+	if got, err := o.Cache(); err != nil || got != filepath.Join(repo, "cache") {
+		t.Errorf("Cache() with a relative CHAOSRUN_CACHE = %q, %v; want it below Dir", got, err)
+	}
+	o = Options{Dir: repo, CacheDir: cache}
+	hash, _ := SourceHash(filepath.Join(repo, ExtensionDir))
+	if got, err := o.CachedK6(); err != nil || got != filepath.Join(cache, "k6-"+K6Version+"-"+hash) {
+		t.Errorf("CachedK6() = %q, %v", got, err)
 	}
 }
 
@@ -142,7 +175,7 @@ func TestEnsureRealBuild(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	var progress bytes.Buffer
-	bin, err := Ensure(ctx, Options{Progress: &progress})
+	bin, err := Ensure(ctx, Options{Progress: &progress, Getenv: os.Getenv})
 	t.Logf("progress:\n%s", progress.String())
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +193,7 @@ func TestEnsureRealBuild(t *testing.T) {
 		}
 	}
 	// A second call is a cache hit.
-	again, err := Ensure(ctx, Options{})
+	again, err := Ensure(ctx, Options{Getenv: os.Getenv})
 	if err != nil || again.Path != bin.Path {
 		t.Fatalf("second Ensure = %+v, %v; want the same cached binary", again, err)
 	}

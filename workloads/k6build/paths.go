@@ -113,43 +113,41 @@ func SourceHash(extDir string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:12], nil
 }
 
-// resolveRoot picks the repository root: the option, else CHAOSRUN_ROOT,
-// else the go.mod found above the working directory.
-func resolveRoot(opt string) (string, error) {
-	if opt == "" {
-		opt = os.Getenv("CHAOSRUN_ROOT")
+// RepoRoot is the repository root: Root, else CHAOSRUN_ROOT, else the
+// go.mod found above Dir.
+func (o Options) RepoRoot() (string, error) {
+	root := o.Root
+	if root == "" {
+		root = o.getenv("CHAOSRUN_ROOT")
 	}
-	if opt != "" {
-		abs, err := filepath.Abs(opt)
-		if err != nil {
-			return "", err
-		}
-		if mod, err := modulePath(filepath.Join(abs, "go.mod")); err != nil || mod != RootModule {
-			return "", fmt.Errorf("root %s: want a go.mod with module %s there (got %q, %v)", abs, RootModule, mod, err)
-		}
-		return abs, nil
+	if root == "" {
+		return FindRoot(o.abs("."))
 	}
-	wd, err := os.Getwd()
+	abs, err := filepath.Abs(o.abs(root))
 	if err != nil {
 		return "", err
 	}
-	return FindRoot(wd)
+	if mod, err := modulePath(filepath.Join(abs, "go.mod")); err != nil || mod != RootModule {
+		return "", fmt.Errorf("root %s: want a go.mod with module %s there (got %q, %v)", abs, RootModule, mod, err)
+	}
+	return abs, nil
 }
 
-// resolveCache picks the cache folder: the option, else CHAOSRUN_CACHE, else
-// the user cache folder's chaosrun.
-func resolveCache(opt string) (string, error) {
-	if opt == "" {
-		opt = os.Getenv("CHAOSRUN_CACHE")
+// Cache is the cache folder, created if missing: CacheDir, else
+// CHAOSRUN_CACHE, else the user cache folder's chaosrun.
+func (o Options) Cache() (string, error) {
+	dir := o.CacheDir
+	if dir == "" {
+		dir = o.getenv("CHAOSRUN_CACHE")
 	}
-	if opt == "" {
+	if dir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
 			return "", fmt.Errorf("no cache folder: set CHAOSRUN_CACHE: %w", err)
 		}
-		opt = filepath.Join(base, "chaosrun")
+		dir = filepath.Join(base, "chaosrun")
 	}
-	abs, err := filepath.Abs(opt)
+	abs, err := filepath.Abs(o.abs(dir))
 	if err != nil {
 		return "", err
 	}
@@ -157,6 +155,43 @@ func resolveCache(opt string) (string, error) {
 		return "", fmt.Errorf("cache folder %s: %w", abs, err)
 	}
 	return abs, nil
+}
+
+// CachedK6 is where Ensure keeps the k6 of the repository's current
+// extension source, whether it is built yet or not.
+func (o Options) CachedK6() (string, error) {
+	root, err := o.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	hash, err := SourceHash(filepath.Join(root, ExtensionDir))
+	if err != nil {
+		return "", err
+	}
+	cache, err := o.Cache()
+	if err != nil {
+		return "", err
+	}
+	return cachedK6(cache, hash), nil
+}
+
+func cachedK6(cache, hash string) string {
+	return filepath.Join(cache, "k6-"+K6Version+"-"+hash)
+}
+
+func (o Options) getenv(key string) string {
+	if o.Getenv == nil {
+		return ""
+	}
+	return o.Getenv(key)
+}
+
+// abs resolves p against Dir; with Dir unset p stays as it is.
+func (o Options) abs(p string) string {
+	if o.Dir == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(o.Dir, p)
 }
 
 func isExecutable(p string) bool {

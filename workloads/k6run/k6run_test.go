@@ -95,7 +95,7 @@ func realK6(t *testing.T) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
-	bin, err := k6build.Ensure(ctx, k6build.Options{Progress: os.Stderr})
+	bin, err := k6build.Ensure(ctx, k6build.Options{Progress: os.Stderr, Getenv: os.Getenv})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitBreach      = 1
+	exitUsage       = 2
+	exitRunError    = 3
+	exitInterrupted = 130
+)
+
+// Execute runs one command line and returns the process exit code.
+func Execute(ctx context.Context, st *State, args []string) int {
+	if st.Signals != nil {
+		var stop context.CancelFunc
+		ctx, stop = st.Signals(ctx)
+		defer stop()
+	}
+	root := newRoot(st)
+	root.SetArgs(append([]string{}, args...)) // never nil: cobra would read os.Args
+	cmd, err := root.ExecuteContextC(ctx)
+	if ee := (*exitError)(nil); errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(st.Stderr, "%s: %v\n", cmd.CommandPath(), ee.err)
+		}
+		return ee.code
+	} else if err == nil {
+		return exitOK
+	}
+	// cobra's own: an unknown command or flag, wrong arguments.
+	fmt.Fprintf(st.Stderr, "%s: %v\n", cmd.CommandPath(), err)
+	if !cmd.HasAvailableSubCommands() {
+		fmt.Fprintf(st.Stderr, "usage: %s\n", cmd.UseLine())
+	}
+	fmt.Fprintf(st.Stderr, "Run '%s --help' for more.\n", cmd.CommandPath())
+	return exitUsage
+}
+
+func newRoot(st *State) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "chaosrun",
+		Short: "A chaos and load-testing harness",
+		Long: `chaosrun stands up services behind Toxiproxy, drives open-model load with k6,
+injects faults on a schedule and checks that SLOs, bulkhead isolation and
+outlier ejection hold. Exit codes: 0 ok, 1 a breach, 2 bad usage or scenario,
+3 a harness error, 130 interrupted.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetIn(st.Stdin)
+	root.SetOut(st.Stdout)
+	root.SetErr(st.Stderr)
+	group(st, root, newRunCmd(st), newValidateCmd(st), newSchemaCmd(st), newServeCmd(st), newVersionCmd(st),
+		newImagesCmd(st), newCleanCmd(st), newDoctorCmd(st), newDiffCmd(st), newGamedayCmd(st),
+		newExportCmd(st), newFaultCmd(st))
+	harnessErrors(root)
+	return root
+}
+
+// group makes cmd a command of subcommands: without one it prints its
+// usage and exits 2; an unknown one is a usage error.
+func group(st *State, cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
+	cmd.AddCommand(subs...)
+	cmd.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		var names []string
+		for _, s := range c.Commands() {
+			if s.IsAvailableCommand() {
+				names = append(names, s.Name())
+			}
+		}
+		msg := fmt.Sprintf("unknown command %q (allowed: %s)", args[0], strings.Join(names, ", "))
+		c.SuggestionsMinimumDistance = 2
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return errors.New(msg)
+	}
+	cmd.RunE = func(c *cobra.Command, _ []string) error {
+		fmt.Fprint(st.Stderr, c.UsageString())
+		return exit(exitUsage)
+	}
+	return cmd
+}
+
+// harnessErrors makes an error a command returns without an exit code a
+// harness error (3): only cobra's own, about the command line, exit 2.
+func harnessErrors(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			err := run(cmd, args)
+			if ee := (*exitError)(nil); err != nil && !errors.As(err, &ee) {
+				return fail(exitRunError, err)
+			}
+			return err
+		}
+	}
+	for _, s := range c.Commands() {
+		harnessErrors(s)
+	}
+}
+
+// exitError ends a command with an exit code; Execute prints err, when
+// set, after the command's name.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return fmt.Sprintf("exit %d: %v", e.code, e.err) }
+func (e *exitError) Unwrap() error { return e.err }
+
+// exit ends a command that has said what went wrong itself.
+func exit(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// fail ends a command with code and err; failf with a message.
+func fail(code int, err error) error { return &exitError{code: code, err: err} }
+func failf(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+// harnessCode is a harness error's exit code: 130 once ctx is interrupted.
+func harnessCode(ctx context.Context) int {
+	if ctx.Err() != nil {
+		return exitInterrupted
+	}
+	return exitRunError
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/chaosrun/chaosrun/runner"
+	"github.com/chaosrun/chaosrun/testbed"
+)
+
+// State is everything a command touches outside itself (modelled on k6's
+// GlobalState), so that tests run whole command lines in-process against
+// buffers, an environment of their own, a working directory and a
+// filesystem. The exit code is what Execute returns.
+type State struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Env is the environment commands read (CHAOSRUN_*); nil is empty.
+	Env map[string]string
+	// Dir is the working directory: every relative path a command takes
+	// resolves against it. Scenario files keep the name they were given
+	// (in messages and records).
+	Dir string
+	// FS is what commands read themselves (scenario files and folders,
+	// certificates, CA files), rooted at "/". The packages they call read
+	// the real filesystem (run records, scripts beside a scenario).
+	FS fs.FS
+	// Executable is the chaosrun binary that serves the targets.
+	Executable string
+	// IsTerminal reports whether Stderr is a terminal (live progress line).
+	IsTerminal bool
+	// Signals hooks the interrupt signals to a command's context; nil
+	// hooks none.
+	Signals func(context.Context) (context.Context, context.CancelFunc)
+	// NewLoad, when set, makes run's and gameday's load in place of k6
+	// processes (tests inject a fake); no k6 is built then.
+	NewLoad runner.NewLoad
+	// NewTestbed, when set, makes run's and gameday's testbed in place of
+	// the one --testbed names (tests inject a fake).
+	NewTestbed func() testbed.Testbed
+}
+
+// NewState is the state of the real process.
+func NewState() *State {
+	exe, _ := os.Executable()
+	wd, _ := os.Getwd()
+	fi, err := os.Stderr.Stat()
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	return &State{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: env, Dir: wd, FS: os.DirFS("/"),
+		Executable: exe, IsTerminal: err == nil && fi.Mode()&os.ModeCharDevice != 0,
+		Signals: func(ctx context.Context) (context.Context, context.CancelFunc) {
+			return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		},
+	}
+}
+
+// Getenv is the value of an environment variable, "" when unset.
+func (st *State) Getenv(key string) string { return st.Env[key] }
+
+// path resolves p against the working directory.
+func (st *State) path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(st.Dir, p)
+}
+
+// fsName is p's name in FS.
+func (st *State) fsName(p string) string {
+	name := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(st.path(p))), "/")
+	if name == "" {
+		return "."
+	}
+	return name
+}
+
+// readFile reads p from FS; errors name p as it was given.
+func (st *State) readFile(p string) ([]byte, error) {
+	b, err := fs.ReadFile(st.FS, st.fsName(p))
+	return b, named(err, p)
+}
+
+// stat describes p in FS; errors name p as it was given.
+func (st *State) stat(p string) (fs.FileInfo, error) {
+	fi, err := fs.Stat(st.FS, st.fsName(p))
+	return fi, named(err, p)
+}
+
+// readDir lists folder p in FS, sorted by name.
+func (st *State) readDir(p string) ([]fs.DirEntry, error) {
+	ents, err := fs.ReadDir(st.FS, st.fsName(p))
+	return ents, named(err, p)
+}
+
+func named(err error, p string) error {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		pe.Path = p
+	}
+	return err
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func newValidateCmd(st *State) *cobra.Command {
+	var sets []string
+	cmd := &cobra.Command{
+		Use:               "validate [--set K=V] SCENARIO.yaml|DIR ...",
+		Short:             "check scenario files and report every problem",
+		Long:              "Check scenario files (or folders of them) without running them; every problem is reported with its file:line:col, the field and what is allowed. Exit 2 when one is wrong.",
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: scenarioArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files, err := scenarioFiles(st, args)
+			if err != nil {
+				return fail(exitUsage, err)
+			}
+			code := exitOK
+			for _, f := range files {
+				sc, err := loadScenario(st, f, sets)
+				if err != nil {
+					fmt.Fprintln(st.Stderr, err)
+					code = exitUsage
+					continue
+				}
+				fmt.Fprintf(st.Stdout, "%s: ok (%s: %d services, %d faults, %d assertions)\n", f, sc.Name, len(sc.Services), len(sc.Faults), len(sc.Assertions))
+			}
+			return exit(code)
+		},
+	}
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "apply an override before validating (repeatable)")
+	return cmd
+}
