@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -345,5 +346,34 @@ func TestWindowLines(t *testing.T) {
 	}
 	if samples != perWindow {
 		t.Fatalf("window holds %d samples, want %d", samples, perWindow)
+	}
+}
+
+// TestReadmeTableIsResults: the README's bench table is exactly what
+// results.json says (`go run ./bench -render bench/results.json -markdown`).
+func TestReadmeTableIsResults(t *testing.T) {
+	res, err := Load("results.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	if err := res.WriteMarkdown(&want); err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := "| section | figure | value | reference (same run) | ratio | goal |\n"
+	i := strings.Index(string(readme), head)
+	if i < 0 {
+		t.Fatal("README has no bench table")
+	}
+	got := string(readme[i:])
+	if end := strings.Index(got, "\n\n"); end >= 0 {
+		got = got[:end+1]
+	}
+	if got != want.String() {
+		t.Errorf("README's bench table differs from bench/results.json; paste the output of\n  go run ./bench -render bench/results.json -markdown\ngot:\n%s\nwant:\n%s", got, want.String())
 	}
 }
