@@ -46,7 +46,7 @@ func (s *Scraper) Run(ctx context.Context, instances []testbed.Instance, every t
 		var wg sync.WaitGroup
 		for _, in := range instances {
 			wg.Go(func() {
-				vals, err := s.scrape(ctx, "http://"+in.Address+"/metrics")
+				vals, err := s.scrape(ctx, in.MetricsURL())
 				s.mu.Lock()
 				if err != nil {
 					s.errs[in.Name]++

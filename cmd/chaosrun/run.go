@@ -55,6 +55,11 @@ func blastRadius(sc *scenario.Scenario, allow []string) (*guard.Allowed, error) 
 	if err != nil {
 		return nil, err
 	}
+	for _, name := range sc.ExternalServices() {
+		if err := a.CheckExternal(name, sc.Services[name].External); err != nil {
+			return nil, err
+		}
+	}
 	return a, a.CheckParams(sc.Workload.Params)
 }
 
