@@ -144,6 +144,9 @@ func (v *validator) serviceExtras(p, name string, svc *Service) {
 	if svc.External != "" && v.ok(p+".external") {
 		v.external(p, svc)
 	}
+	if svc.ByName() {
+		v.byNameChecks(p, svc)
+	}
 }
 
 // template reports a value whose templates the service cannot expand.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/assertions"
+	"github.com/chaosrun/chaosrun/compose"
 	"github.com/chaosrun/chaosrun/faults"
 	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/record"
@@ -30,6 +31,7 @@ func scenarioOptions() scenario.Options {
 		Metric:    assertions.ValidateMetric,
 		Targets:   targetNames(),
 		HostKind:  faults.IsHostKind,
+		Compose:   compose.Import,
 	}
 }
 
