@@ -58,6 +58,7 @@ func commands() map[string]command {
 		"gameday":  {"steady load, a live page to inject faults and watch SLOs, stop conditions", cmdGameday},
 		"export":   {"write a scenario as Kubernetes manifests (export k8s)", cmdExport},
 		"fault":    {"add, clear or list faults of a running game day; apply a scenario's schedule to a Toxiproxy", cmdFault},
+		"init":     {"write a starter scenario for a Compose project (init --compose FILE)", cmdInit},
 	}
 }
 
