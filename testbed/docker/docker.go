@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -480,68 +479,6 @@ func (t *Testbed) running(ctx context.Context, b *box) bool {
 type discardLogger struct{}
 
 func (discardLogger) Printf(string, ...any) {}
-
-// waitReady polls addr until health answers: an HTTP 200 on the path, or
-// for "tcp" a connection the server holds open (a published port accepts
-// even while nothing listens behind it, then drops the connection).
-func waitReady(ctx context.Context, addr, health string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	hc := &http.Client{Timeout: time.Second}
-	var last error
-	for {
-		if health == scenario.HealthTCP {
-			last = tcpReady(ctx, addr)
-		} else {
-			last = httpReady(ctx, hc, "http://"+addr+health)
-		}
-		if last == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last: %v)", ctx.Err(), last)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
-func httpReady(ctx context.Context, hc *http.Client, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16)) //nolint:errcheck
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s answered %s", url, resp.Status)
-	}
-	return nil
-}
-
-func tcpReady(ctx context.Context, addr string) error {
-	d := net.Dialer{Timeout: time.Second}
-	c, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	c.SetReadDeadline(time.Now().Add(150 * time.Millisecond)) //nolint:errcheck
-	var buf [1]byte
-	_, err = c.Read(buf[:])
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return nil // held open: something listens behind the port
-	}
-	if err == nil {
-		return nil // it spoke first
-	}
-	return fmt.Errorf("%s dropped the connection: %w", addr, err)
-}
 
 // watch reports, once per container, a container that stopped though no
 // host fault stopped it.
