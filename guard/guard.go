@@ -80,6 +80,16 @@ func (a *Allowed) CheckParams(params map[string]string) error {
 	return nil
 }
 
+// CheckExternal refuses an external service (one the run does not start)
+// whose address is neither loopback nor allowed explicitly: load and
+// faults go to it, so it must be named as a target like any other.
+func (a *Allowed) CheckExternal(service, hostport string) error {
+	if a.Permits(hostport) {
+		return nil
+	}
+	return fmt.Errorf("services.%s.external is %s, outside this run's blast radius (allowed: loopback, and --allow-target/allow_targets entries: add %s to allow_targets)", service, hostport, hostport)
+}
+
 // hostOf extracts the host of a URL or host:port value.
 func hostOf(v string) (string, bool) {
 	if strings.Contains(v, "://") {

@@ -89,3 +89,29 @@ func TestParseRejectsEmpty(t *testing.T) {
 		t.Fatal("empty host accepted")
 	}
 }
+
+func TestCheckExternal(t *testing.T) {
+	a, _ := Parse([]string{"staging.example:8443", "10.0.0.7"})
+	cases := []struct {
+		addr string
+		ok   bool
+	}{
+		{"127.0.0.1:8080", true},
+		{"localhost:9", true},
+		{"[::1]:80", true},
+		{"staging.example:8443", true},
+		{"10.0.0.7:6379", true},
+		{"staging.example:9999", true}, // the host is allowed
+		{"prod.example:443", false},
+		{"10.0.0.8:6379", false},
+	}
+	for _, tc := range cases {
+		err := a.CheckExternal("api", tc.addr)
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckExternal(%s) = %v, want ok=%v", tc.addr, err, tc.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "services.api.external is "+tc.addr) {
+			t.Errorf("error does not name the service and address: %v", err)
+		}
+	}
+}

@@ -43,26 +43,33 @@ func (s *Scraper) Run(ctx context.Context, instances []testbed.Instance, every t
 			return
 		case <-t.C:
 		}
-		var wg sync.WaitGroup
-		for _, in := range instances {
-			wg.Go(func() {
-				vals, err := s.scrape(ctx, "http://"+in.Address+"/metrics")
-				s.mu.Lock()
-				if err != nil {
-					s.errs[in.Name]++
-					s.mu.Unlock()
-					return
-				}
-				sc := record.Scrape{Time: time.Now(), Instance: in.Name, Values: vals}
-				s.out = append(s.out, sc)
-				s.mu.Unlock()
-				if s.onScrape != nil {
-					s.onScrape(sc)
-				}
-			})
-		}
-		wg.Wait()
+		s.Once(ctx, instances)
 	}
+}
+
+// Once reads every instance's metrics once. A reading before load starts
+// is the baseline of counters that did not start with the run (an
+// external service's).
+func (s *Scraper) Once(ctx context.Context, instances []testbed.Instance) {
+	var wg sync.WaitGroup
+	for _, in := range instances {
+		wg.Go(func() {
+			vals, err := s.scrape(ctx, in.MetricsURL())
+			s.mu.Lock()
+			if err != nil {
+				s.errs[in.Name]++
+				s.mu.Unlock()
+				return
+			}
+			sc := record.Scrape{Time: time.Now(), Instance: in.Name, Values: vals}
+			s.out = append(s.out, sc)
+			s.mu.Unlock()
+			if s.onScrape != nil {
+				s.onScrape(sc)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // scrape reads one /metrics page into "name{labels}" → value, leaving out

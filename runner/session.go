@@ -172,12 +172,13 @@ func (s *Session) Start(ctx context.Context) error {
 	if h, ok := s.o.Testbed.(testbed.HostControl); ok {
 		s.faults.HostsAPI = h.Hosts()
 	}
+	s.scr = NewScraper(s.o.OnScrape)
+	s.scr.Once(s.ctx, topo.Instances) // counters' baseline, before load
 	if err := s.startLoad(); err != nil {
 		s.Fail(err)
 		return s.err
 	}
 	s.rec.Start = s.load.StartTime()
-	s.scr = NewScraper(s.o.OnScrape)
 	scrapeCtx, stop := context.WithCancel(context.Background())
 	s.stopScrape = stop
 	s.bg.Go(func() { s.scr.Run(scrapeCtx, topo.Instances, s.o.ScrapeEvery) })

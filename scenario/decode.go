@@ -109,6 +109,12 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string, loose bool) 
 	if isNull(n) {
 		return
 	}
+	if v.CanAddr() {
+		if sd, ok := v.Addr().Interface().(selfDecoder); ok {
+			sd.decodeNode(d, n, path)
+			return
+		}
+	}
 	t := v.Type()
 	switch {
 	case t == durationType:
@@ -181,6 +187,11 @@ func (d *decoder) duration(n *yaml.Node, v reflect.Value, path string) {
 	default:
 		d.bad(n, path, "", "%s, got %s", want, describe(n))
 	}
+}
+
+// selfDecoder is a type with several YAML shapes that decodes its own node.
+type selfDecoder interface {
+	decodeNode(d *decoder, n *yaml.Node, path string)
 }
 
 // pair is one key/value of a mapping.

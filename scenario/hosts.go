@@ -78,6 +78,9 @@ func (s *Scenario) parseHost(host string) (svc string, replica int, allowed stri
 // ownService checks a service given as image: and/or command: instead of
 // run:, and reports whether it is one.
 func (v *validator) ownService(p string, svc *Service) bool {
+	if svc.External != "" {
+		return true // checked by external
+	}
 	if !svc.Own() {
 		if v.ok(p+".port") && svc.Port != 0 {
 			v.errf(p+".port", "", "port is for your own service (image: or command:); run: targets pick their port")
@@ -133,8 +136,10 @@ func (v *validator) hostFault(p string, f *Fault) bool {
 		v.missing(p+".host", allowedList(v.s.hostNames()))
 		return true
 	}
-	if _, _, allowed, err := v.s.parseHost(f.Host); err != nil {
+	if svc, _, allowed, err := v.s.parseHost(f.Host); err != nil {
 		v.errf(p+".host", allowed, "%s", err.Error())
+	} else if v.s.Services[svc].External != "" {
+		v.errf(p+".host", "services the run starts", "host %q: %s is external; the run does not start it, so a host fault cannot act on it (fault the edge %s->%s instead)", f.Host, svc, LoadName, svc)
 	}
 	return true
 }

@@ -29,6 +29,10 @@ type Options struct {
 	// HostKind reports whether a fault kind acts on a host (host:) rather
 	// than an edge (edge:); nil treats the kinds named host_* as host kinds.
 	HostKind func(kind string) bool
+	// Compose reads the services of a Compose file (compose:, the path
+	// resolved against the scenario's folder); nil refuses the key. Its
+	// errors, when they are Errors, keep their positions in that file.
+	Compose func(file string) ([]Named, error)
 }
 
 // Load reads, decodes and validates a scenario file.
@@ -56,6 +60,7 @@ func Parse(file string, data []byte, opts Options) (*Scenario, error) {
 			s.Services[name] = &Service{}
 		}
 	}
+	d.errs = append(d.errs, importCompose(s, opts)...)
 	if err := validate(s, opts, d.errs); err != nil {
 		return nil, err
 	}

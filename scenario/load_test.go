@@ -137,7 +137,7 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("Order = %v, want file order", got)
 	}
 	for name, svc := range s.Services {
-		if svc.Replicas != 1 || svc.Health != "/healthz" {
+		if svc.Replicas != 1 || svc.Health.Check != "/healthz" {
 			t.Errorf("%s: replicas %d health %q, want defaults 1 and /healthz", name, svc.Replicas, svc.Health)
 		}
 	}

@@ -19,6 +19,12 @@ type Scenario struct {
 	// AllowTargets lists addresses (host or host:port) outside the testbed
 	// that load may reach; everything else but loopback is refused.
 	AllowTargets []string `yaml:"allow_targets,omitempty" json:"allow_targets,omitempty"`
+	// Compose is a Compose file (relative to the scenario) whose services
+	// join the scenario's under their Compose names, each dependency edge
+	// through a Toxiproxy proxy that the dependency's name resolves to;
+	// services: entries of the same name refine them (env, health,
+	// metrics, port). They run on the Docker testbed.
+	Compose string `yaml:"compose,omitempty" json:"compose,omitempty"`
 	// Services by name, in file order (Order).
 	Services   map[string]*Service `yaml:"services" json:"services"`
 	Workload   Workload            `yaml:"workload" json:"workload"`
@@ -61,9 +67,27 @@ type Service struct {
 	// DependsOn names the services this one calls; each becomes a Toxiproxy
 	// edge "from->to" (one proxy per replica of the callee).
 	DependsOn []string `yaml:"depends_on,omitempty" json:"depends_on,omitempty"`
-	// Health is the readiness path; default /healthz. "tcp" waits for the
-	// port to accept and hold a connection instead (services without HTTP).
-	Health string `yaml:"health,omitempty" json:"health,omitempty"`
+	// Health is how the testbed knows an instance is ready: an HTTP path
+	// (default /healthz), "tcp" (the port accepts and holds a connection),
+	// or a command as a list, ready when it exits 0 (templated like env).
+	Health Health `yaml:"health,omitempty" json:"health,omitempty"`
+	// Env is the environment of the service's process or container. Values
+	// may use {port} (its port), {instance} (its instance name) and
+	// {dep.NAME} (the address, comma-separated for replicas, through which
+	// it reaches dependency NAME's Toxiproxy edge); {{ is a literal {.
+	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	// Metrics says where the service serves Prometheus metrics for scrape:
+	// assertions; default path /metrics on the service's port.
+	Metrics *Metrics `yaml:"metrics,omitempty" json:"metrics,omitempty"`
+	// External is a service that already runs (host:port), started by
+	// something else: load and faults reach it through a Toxiproxy proxy
+	// the run starts in front of it (edge workload->NAME). Its host must be
+	// loopback or listed in allow_targets (or --allow-target).
+	External string `yaml:"external,omitempty" json:"external,omitempty"`
+
+	// Imported holds what a service described in another file (a Compose
+	// file) brings beyond the fields above; nil for scenario services.
+	Imported *Imported `yaml:"-" json:"-"`
 }
 
 // Workload is the k6 load of the run.

@@ -9,7 +9,7 @@ import (
 )
 
 // overrideForms lists what --set accepts, for errors.
-const overrideForms = "SERVICE.KEY=VALUE (config), SERVICE.config.KEY=VALUE, SERVICE.replicas=N, " +
+const overrideForms = "SERVICE.KEY=VALUE (config), SERVICE.config.KEY=VALUE, SERVICE.env.KEY=VALUE, SERVICE.replicas=N, " +
 	"workload.duration=D, workload.script=FILE, workload.params.KEY=VALUE, seed=N, timeout=D, " +
 	"faults.NAME.start=D, faults.NAME.duration=D, faults.NAME.direction=DIR, faults.NAME.toxicity=X, " +
 	"faults.NAME.attributes.KEY=N"
@@ -181,10 +181,17 @@ func applyService(s *Scenario, parts []string, val string) (string, error) {
 		return p + ".replicas", nil
 	case len(parts) >= 3 && parts[1] == "config":
 		return setConfig(svc, p, strings.Join(parts[2:], "."), val), nil
+	case len(parts) >= 3 && parts[1] == "env":
+		k := strings.Join(parts[2:], ".")
+		if svc.Env == nil {
+			svc.Env = map[string]string{}
+		}
+		svc.Env[k] = val
+		return p + ".env." + k, nil
 	case len(parts) >= 2:
 		return setConfig(svc, p, strings.Join(parts[1:], "."), val), nil
 	}
-	return "", errAllowed(name+".KEY (config), "+name+".replicas", "want %s.KEY=VALUE", name)
+	return "", errAllowed(name+".KEY (config), "+name+".env.KEY, "+name+".replicas", "want %s.KEY=VALUE", name)
 }
 
 func setConfig(svc *Service, p, key, val string) string {

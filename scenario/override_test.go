@@ -18,6 +18,12 @@ func TestApply(t *testing.T) {
 				t.Errorf("config = %v", c)
 			}
 		}},
+		{"env", []string{"bank.env.CACHE_TIMEOUT=0s", "bank.env.LEDGER={dep.ledger}"}, func(t *testing.T, s *Scenario) {
+			e := s.Services["bank"].Env
+			if e["CACHE_TIMEOUT"] != "0s" || e["LEDGER"] != "{dep.ledger}" || len(s.Services["bank"].Config) != 2 {
+				t.Errorf("env = %v, config = %v", e, s.Services["bank"].Config)
+			}
+		}},
 		{"replicas", []string{"vault.replicas=3"}, func(t *testing.T, s *Scenario) {
 			if s.Services["vault"].Replicas != 3 || len(s.Edges()) != 4 {
 				t.Errorf("replicas %d edges %v", s.Services["vault"].Replicas, s.Edges())
@@ -72,7 +78,7 @@ func TestApplyErrors(t *testing.T) {
 		{"faults.slow-vault.edge=a->b", `--set faults.slow-vault.edge=a->b: unknown fault key "edge" (allowed: start, duration, direction, toxicity, attributes.KEY)`},
 		{"faults.slow-vault.attributes.latency=fast", `--set faults.slow-vault.attributes.latency=fast: faults.slow-vault.attributes.latency: want a number, got "fast"`},
 		{"noequals", `--set noequals: want KEY=VALUE (allowed: ` + overrideForms + `)`},
-		{"bank=1", `--set bank=1: want bank.KEY=VALUE (allowed: bank.KEY (config), bank.replicas)`},
+		{"bank=1", `--set bank=1: want bank.KEY=VALUE (allowed: bank.KEY (config), bank.env.KEY, bank.replicas)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
@@ -95,12 +101,13 @@ func TestApplyThenValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sets := []string{"bank.replicas=20", "workload.duration=30s", "faults.slow-vault.attributes.latnecy=1"}
+	sets := []string{"bank.replicas=20", "workload.duration=30s", "faults.slow-vault.attributes.latnecy=1", "bank.env.V={dep.vualt}"}
 	if err := Apply(s, sets); err != nil {
 		t.Fatal(err)
 	}
 	err = Validate(s, testOptions)
 	want := strings.Join([]string{
+		`--set bank.env.V={dep.vualt}: services.bank.env.V: template {dep.vualt}: the service does not depend on "vualt" (list it in depends_on) (allowed: {port}, {instance}, {dep.ledger}, {dep.vault}; {{ for a literal {)`,
 		`--set bank.replicas=20: services.bank.replicas: replicas 20 out of range (allowed: 1 to 16)`,
 		`--set faults.slow-vault.attributes.latnecy=1: faults[0].attributes: unknown attribute "latnecy" (allowed: latency, jitter)`,
 		`testdata/good/bank.yaml:22:15: faults[0].duration: fault "slow-vault" ends at 40s, after the load ends (workload.duration 30s)`,

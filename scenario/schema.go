@@ -62,6 +62,15 @@ func Schema() ([]byte, error) {
 // schemaFor maps the types whose YAML form differs from their Go form.
 func schemaFor(t reflect.Type) *jsonschema.Schema {
 	switch {
+	case t == reflect.TypeFor[Health]():
+		return &jsonschema.Schema{
+			AnyOf: []*jsonschema.Schema{
+				{Type: "string", Pattern: "^(/.*|tcp)$"},
+				{Type: "array", Items: &jsonschema.Schema{Type: "string"}, MinItems: ptr(uint64(1))},
+			},
+			Description: "An HTTP path (default /healthz), tcp, or a command as a list (ready when it exits 0).",
+			Examples:    []any{"/healthz", "tcp", []string{"redis-cli", "-p", "{port}", "ping"}},
+		}
 	case t == durationType:
 		return &jsonschema.Schema{
 			Type:        "string",
@@ -80,6 +89,8 @@ func schemaFor(t reflect.Type) *jsonschema.Schema {
 	}
 	return nil
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // modelComments reads the doc comments of model.go's types ("Type") and
 // struct fields ("Type.Field").

@@ -24,8 +24,18 @@ func (s *Scenario) proxyName(from, to string, i int) string {
 }
 
 // Edges lists every proxy of the topology: for each service in file order,
-// for each dependency in listed order, one per replica of the dependency.
+// for each dependency in listed order, one per replica of the dependency;
+// then one in front of each external service (From is LoadName).
 func (s *Scenario) Edges() []Edge {
+	out := s.dependencyEdges()
+	for _, n := range s.ExternalServices() {
+		out = append(out, Edge{From: LoadName, To: n, Proxy: LoadName + "->" + n})
+	}
+	return out
+}
+
+// dependencyEdges lists the proxies of the services' dependency edges.
+func (s *Scenario) dependencyEdges() []Edge {
 	var out []Edge
 	for _, from := range s.serviceNames() {
 		for _, to := range s.deps(from) {

@@ -158,7 +158,7 @@ func (v *validator) services() {
 		if v.ok(p+".run") && !v.ownService(p, svc) {
 			switch {
 			case svc.Run == "":
-				v.missing(p+".run", allowedList(v.opts.Targets)+"; or image: (docker) / command: (local) for your own service")
+				v.missing(p+".run", allowedList(v.opts.Targets)+"; or image: (docker) / command: (local) for your own service, or external: host:port for one already running")
 			case v.opts.Targets != nil && !slices.Contains(v.opts.Targets, svc.Run):
 				v.errf(p+".run", allowedList(v.opts.Targets), "unknown target %q", svc.Run)
 			}
@@ -166,9 +166,7 @@ func (v *validator) services() {
 		if v.ok(p+".replicas") && (svc.Replicas < 0 || svc.Replicas > MaxReplicas) {
 			v.errf(p+".replicas", fmt.Sprintf("1 to %d", MaxReplicas), "replicas %d out of range", svc.Replicas)
 		}
-		if v.ok(p+".health") && svc.Health != "" && svc.Health != HealthTCP && !strings.HasPrefix(svc.Health, "/") {
-			v.errf(p+".health", "a path starting with /, or tcp", "health must be a path starting with /, got %q", svc.Health)
-		}
+		v.serviceExtras(p, name, svc)
 		for _, k := range sortedKeys(svc.Config) {
 			if !configKeyPattern.MatchString(k) {
 				v.keyErrf(p+".config."+k, "letters, digits, _, . and -", "invalid config key %q", k)

@@ -33,7 +33,7 @@ func (s *Scenario) edgeNames() []string {
 			}
 		}
 	}
-	return out
+	return append(out, s.externalEdges()...)
 }
 
 // parseEdge splits "from->to" or "from->to.N"; replica is -1 without .N.
@@ -52,6 +52,12 @@ func (s *Scenario) parseEdge(edge string) (from, to string, replica int, allowed
 			return "", "", 0, edges, fmt.Errorf("edge %q: replica index %q is not a number", edge, rest[i+1:])
 		}
 		to, replica = rest[:i], n
+	}
+	if s.isExternalEdge(from, to) {
+		if replica > 0 {
+			return "", "", 0, from + "->" + to, fmt.Errorf("edge %q: an external service has one address", edge)
+		}
+		return from, to, replica, "", nil
 	}
 	src := s.Services[from]
 	if src == nil {
@@ -289,8 +295,12 @@ func applyDefaults(s *Scenario) {
 		if svc.Replicas == 0 {
 			svc.Replicas = 1
 		}
-		if svc.Health == "" {
-			svc.Health = "/healthz"
+		switch {
+		case !svc.Health.IsZero():
+		case svc.External != "":
+			svc.Health.Check = HealthTCP // someone else's service: no health path is known
+		default:
+			svc.Health.Check = "/healthz"
 		}
 	}
 	for i := range s.Faults {

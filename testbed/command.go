@@ -26,16 +26,38 @@ func (l *Local) startService(ctx context.Context, inst string, svc *scenario.Ser
 	case svc.Image != "":
 		return nil, fmt.Errorf("testbed: local: service %s names only an image (%s): run it with --testbed docker, or give it command: for the local testbed", inst, svc.Image)
 	}
-	return l.start(ctx, inst, serveArgs(svc, deps), nil)
+	// A built-in target picks its own port: validation refuses {port} in
+	// its env.
+	env, err := userEnv(svc, scenario.TemplateVars{Instance: inst, Deps: deps})
+	if err != nil {
+		return nil, fmt.Errorf("testbed: %s: %w", inst, err)
+	}
+	return l.start(ctx, inst, serveArgs(svc, deps), env)
 }
 
-// commandArgs substitutes {port} in a command and builds the environment
-// that tells the program its port, dependencies and config.
-func commandArgs(inst string, svc *scenario.Service, deps map[string][]string, port int) (args, env []string) {
-	p := strconv.Itoa(port)
-	for _, a := range svc.Command {
-		args = append(args, strings.ReplaceAll(a, "{port}", p))
+// userEnv expands the service's env: as KEY=VALUE, sorted.
+func userEnv(svc *scenario.Service, vars scenario.TemplateVars) ([]string, error) {
+	var env []string
+	for k, v := range svc.Env {
+		val, err := scenario.Expand(v, vars)
+		if err != nil {
+			return nil, fmt.Errorf("env %s: %w", k, err)
+		}
+		env = append(env, k+"="+val)
 	}
+	sort.Strings(env)
+	return env, nil
+}
+
+// commandArgs expands the templates of a command and builds the
+// environment that tells the program its port, dependencies and config
+// (CHAOSRUN_*), then the service's own env:, which wins.
+func commandArgs(inst string, svc *scenario.Service, deps map[string][]string, port int) (args, env []string, err error) {
+	vars := scenario.TemplateVars{Port: port, Instance: inst, Deps: deps}
+	if args, err = scenario.ExpandAll(svc.Command, vars); err != nil {
+		return nil, nil, fmt.Errorf("command: %w", err)
+	}
+	p := strconv.Itoa(port)
 	env = []string{"CHAOSRUN_INSTANCE=" + inst, "CHAOSRUN_PORT=" + p}
 	for d, addrs := range deps {
 		env = append(env, "CHAOSRUN_DEP_"+envKey(d)+"="+strings.Join(addrs, ","))
@@ -44,7 +66,11 @@ func commandArgs(inst string, svc *scenario.Service, deps map[string][]string, p
 		env = append(env, "CHAOSRUN_CONFIG_"+envKey(k)+"="+v)
 	}
 	sort.Strings(env)
-	return args, env
+	own, err := userEnv(svc, vars)
+	if err != nil {
+		return nil, nil, err
+	}
+	return args, append(env, own...), nil
 }
 
 func envKey(s string) string {
@@ -66,7 +92,10 @@ func (l *Local) startCommand(ctx context.Context, inst string, svc *scenario.Ser
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	args, env := commandArgs(inst, svc, deps, port)
+	args, env, err := commandArgs(inst, svc, deps, port)
+	if err != nil {
+		return nil, fmt.Errorf("testbed: %s: %w", inst, err)
+	}
 	bin, err := exec.LookPath(args[0])
 	if err != nil {
 		return nil, fmt.Errorf("testbed: %s: command %q: %w", inst, args[0], err)
@@ -112,6 +141,11 @@ func waitService(ctx context.Context, addr, health string, timeout time.Duration
 	if health != scenario.HealthTCP {
 		return waitHTTP(ctx, "http://"+addr+health, timeout)
 	}
+	return waitTCP(ctx, addr, timeout)
+}
+
+// waitTCP waits until addr accepts a connection.
+func waitTCP(ctx context.Context, addr string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {

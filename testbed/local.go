@@ -79,6 +79,18 @@ func (l *Local) Up(ctx context.Context, sc *scenario.Scenario) (topo *Topology, 
 	edges := sc.Edges()
 	for _, name := range sc.StartOrder() {
 		svc := sc.Services[name]
+		if svc.ByName() {
+			return nil, fmt.Errorf("testbed: local: service %s comes from a Compose file: run it with --testbed docker", name)
+		}
+		if svc.External != "" {
+			in, err := l.external(ctx, topo, name, svc)
+			if err != nil {
+				return nil, err
+			}
+			addrs[name] = []string{svc.External}
+			topo.Instances = append(topo.Instances, in)
+			continue
+		}
 		deps := map[string][]string{}
 		for _, e := range edges {
 			if e.From != name {
@@ -92,28 +104,49 @@ func (l *Local) Up(ctx context.Context, sc *scenario.Scenario) (topo *Topology, 
 			topo.Proxies[e.Proxy] = listen
 			deps[e.To] = append(deps[e.To], listen)
 		}
-		replicas := max(svc.Replicas, 1)
-		for i := range replicas {
-			inst := name
-			if replicas > 1 {
-				inst = fmt.Sprintf("%s.%d", name, i)
-			}
-			p, err := l.startService(ctx, inst, svc, deps)
+		for i := range max(svc.Replicas, 1) {
+			in, err := l.instance(ctx, sc, name, i, deps)
 			if err != nil {
 				return nil, err
 			}
-			health := svc.Health
-			if health == "" {
-				health = "/healthz"
-			}
-			if err := waitService(ctx, p.addr, health, l.ReadyTimeout); err != nil {
-				return nil, fmt.Errorf("testbed: %s not healthy at %s: %w%s", inst, health, err, p.tail())
-			}
-			addrs[name] = append(addrs[name], p.addr)
-			topo.Instances = append(topo.Instances, Instance{Service: name, Index: i, Name: inst, Address: p.addr, PID: p.cmd.Process.Pid})
+			addrs[name] = append(addrs[name], in.Address)
+			topo.Instances = append(topo.Instances, in)
 		}
 	}
 	return topo, nil
+}
+
+// instance starts replica i of a service and waits until it is healthy.
+func (l *Local) instance(ctx context.Context, sc *scenario.Scenario, name string, i int, deps map[string][]string) (Instance, error) {
+	svc := sc.Services[name]
+	inst := sc.InstanceName(name, i)
+	p, err := l.startService(ctx, inst, svc, deps)
+	if err != nil {
+		return Instance{}, err
+	}
+	host, port := splitAddr(p.addr)
+	vars := scenario.TemplateVars{Port: port, Instance: inst, Deps: deps}
+	if err := waitHealth(ctx, p.addr, svc.Health, vars, l.ReadyTimeout); err != nil {
+		return Instance{}, fmt.Errorf("testbed: %s not healthy (%s): %w%s", inst, healthName(svc.Health), err, p.tail())
+	}
+	return Instance{Service: name, Index: i, Name: inst, Address: p.addr, PID: p.cmd.Process.Pid, Metrics: MetricsURL(svc, host, port)}, nil
+}
+
+// external waits until an already-running service is healthy and puts a
+// proxy (workload->NAME) in front of it: load reaches it through that.
+func (l *Local) external(ctx context.Context, topo *Topology, name string, svc *scenario.Service) (Instance, error) {
+	host, port := splitAddr(svc.External)
+	vars := scenario.TemplateVars{Port: port, Instance: name}
+	if err := waitHealth(ctx, svc.External, svc.Health, vars, l.ReadyTimeout); err != nil {
+		return Instance{}, fmt.Errorf("testbed: external service %s at %s not healthy (%s): %w", name, svc.External, healthName(svc.Health), err)
+	}
+	proxy := scenario.LoadName + "->" + name
+	listen, err := createProxy(ctx, topo.ToxiproxyURL, proxy, svc.External)
+	if err != nil {
+		return Instance{}, err
+	}
+	topo.Proxies[proxy] = listen
+	return Instance{Service: name, Name: name, Address: listen, Metrics: MetricsURL(svc, host, port)}, nil
 }
 
 // serveArgs builds `serve RUN --listen … --dep … --key=value` for a service.

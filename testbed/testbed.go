@@ -6,6 +6,8 @@ package testbed
 import (
 	"context"
 	"fmt"
+	"net"
+	"strconv"
 
 	"github.com/chaosrun/chaosrun/scenario"
 )
@@ -31,6 +33,26 @@ type Instance struct {
 	// Address is host:port where the harness reaches the instance.
 	Address string `json:"address"`
 	PID     int    `json:"pid,omitempty"`
+	// Metrics is the URL of its Prometheus metrics; "" is /metrics at
+	// Address.
+	Metrics string `json:"metrics,omitempty"`
+}
+
+// MetricsURL is where the instance's Prometheus metrics are read.
+func (in Instance) MetricsURL() string {
+	if in.Metrics != "" {
+		return in.Metrics
+	}
+	return "http://" + in.Address + scenario.DefaultMetricsPath
+}
+
+// MetricsURL is the metrics URL of a service served at host:port, as its
+// metrics: says.
+func MetricsURL(svc *scenario.Service, host string, port int) string {
+	if p := svc.MetricsPort(); p > 0 {
+		port = p
+	}
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(port)) + svc.MetricsPath()
 }
 
 // Topology is what a testbed stood up.

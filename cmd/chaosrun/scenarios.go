@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/assertions"
+	"github.com/chaosrun/chaosrun/compose"
 	"github.com/chaosrun/chaosrun/faults"
 	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/scenario"
@@ -21,6 +22,7 @@ func scenarioOptions() scenario.Options {
 		Metric:    assertions.ValidateMetric,
 		Targets:   servers.Targets(),
 		HostKind:  faults.IsHostKind,
+		Compose:   compose.Import,
 	}
 }
 
@@ -49,6 +51,11 @@ func blastRadius(sc *scenario.Scenario, allow []string) (*guard.Allowed, error) 
 	a, err := guard.Parse(append(append([]string{}, allow...), sc.AllowTargets...))
 	if err != nil {
 		return nil, err
+	}
+	for _, name := range sc.ExternalServices() {
+		if err := a.CheckExternal(name, sc.Services[name].External); err != nil {
+			return nil, err
+		}
 	}
 	return a, a.CheckParams(sc.Workload.Params)
 }

@@ -161,7 +161,7 @@ func (b *builder) container(inst string, svc *scenario.Service, port int, deps m
 		Name:  alias(inst),
 		Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: int32(port), Protocol: corev1.ProtocolTCP}},
 	}
-	health := svc.Health
+	health := svc.Health.Check
 	if health == "" {
 		health = "/healthz"
 	}

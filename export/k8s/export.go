@@ -171,6 +171,14 @@ func checkScenario(sc *scenario.Scenario) error {
 		if s.Image == "" && len(s.Command) > 0 {
 			errs = append(errs, fmt.Errorf("service %s: a command: runs only on the local testbed; give it image: (and port:) to export it", svc))
 		}
+		switch {
+		case s.External != "":
+			errs = append(errs, fmt.Errorf("service %s: an external: service is not exported (a cluster reaches it through its own network)", svc))
+		case s.Imported != nil:
+			errs = append(errs, fmt.Errorf("service %s: a Compose service is not exported yet", svc))
+		case len(s.Env) > 0 || len(s.Health.Command) > 0 || s.Metrics != nil:
+			errs = append(errs, fmt.Errorf("service %s: env:, a health command and metrics: are not exported yet", svc))
+		}
 		for i := range max(s.Replicas, 1) {
 			inst := sc.InstanceName(svc, i)
 			name := alias(inst)

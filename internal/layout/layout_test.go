@@ -39,6 +39,10 @@ var rules = []rule{
 	{"testbed", "faults"},
 	{"testbed", "targets"},
 	{"targets", harness},
+	// The scenario model knows nothing of Docker, Compose or HTTP: the
+	// Compose importer (compose) and the testbeds build on it, not it on them.
+	{"scenario", harness},
+	{"compose", "testbed"},
 }
 
 // knownViolations are rules the code breaks today, while the change that
@@ -114,7 +118,7 @@ func violations(deps map[string][]string) map[rule][]string {
 
 func TestImportRules(t *testing.T) {
 	deps := moduleDeps(t)
-	for _, must := range []string{"assertions", "report", "export/k8s", "testbed", "testbed/docker", "targets/platform"} {
+	for _, must := range []string{"assertions", "report", "export/k8s", "testbed", "testbed/docker", "targets/platform", "scenario", "compose"} {
 		if _, ok := deps[must]; !ok {
 			t.Fatalf("go list did not list %s: the rules check nothing", must)
 		}

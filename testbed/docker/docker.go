@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -57,6 +56,7 @@ type Testbed struct {
 	sc        *scenario.Scenario
 	netID     string
 	netName   string
+	nets      []string // every network's ID, the run's own first
 	ctrs      []*box
 	byName    map[string]*box
 	died      chan error
@@ -72,7 +72,9 @@ type box struct {
 	id       string
 	port     int // container port the harness reaches
 	hostPort int
-	health   string
+	extra    map[int]int // more published ports: container port → host port
+	nets     []netAttach
+	health   scenario.Health
 	token    string
 
 	mu          sync.Mutex
@@ -84,6 +86,13 @@ func (b *box) addr() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return "127.0.0.1:" + strconv.Itoa(b.hostPort)
+}
+
+// extraAddr is where the harness reaches container port p.
+func (b *box) extraAddr(p int) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return "127.0.0.1:" + strconv.Itoa(b.extra[p])
 }
 
 // readyAddr is addr with the token as basic-auth password, when it has one.
@@ -147,67 +156,28 @@ func (t *Testbed) Up(ctx context.Context, sc *scenario.Scenario) (topo *testbed.
 		return nil, err
 	}
 
-	t.netName = "chaosrun-" + t.RunID
-	nres, err := cli.NetworkCreate(ctx, t.netName, client.NetworkCreateOptions{Driver: "bridge", Labels: t.labels("")})
-	if err != nil {
-		return nil, fmt.Errorf("testbed: docker: create network %s: %w", t.netName, err)
+	w := planWiring(sc, t.RunID, sc.Edges())
+	t.netName = w.main
+	for _, n := range w.networks() {
+		nres, err := cli.NetworkCreate(ctx, n, client.NetworkCreateOptions{Driver: "bridge", Labels: t.labels("")})
+		if err != nil {
+			return nil, fmt.Errorf("testbed: docker: create network %s: %w", n, err)
+		}
+		t.mu.Lock()
+		if n == w.main {
+			t.netID = nres.ID
+		}
+		t.nets = append(t.nets, nres.ID)
+		t.mu.Unlock()
 	}
-	t.mu.Lock()
-	t.netID = nres.ID
-	t.mu.Unlock()
-
-	// Toxiproxy listens on every interface of its container, so its API
-	// wants the run's token; the harness sends it as the URL's password.
-	token := guard.NewToken()
-	toxiArgs := []string{"serve", "toxiproxy", "--listen", "0.0.0.0:" + strconv.Itoa(ToxiproxyPort), "--seed", strconv.FormatInt(t.Seed, 10)}
-	if sc.HasHTTPFaults() {
-		toxiArgs = append(toxiArgs, "--http-stage") // an HTTP stage behind every proxy, inside the container
-	}
-	toxi, err := t.run(ctx, spec{name: "toxiproxy", image: t.Image, port: ToxiproxyPort, health: "/version", token: token,
-		cmd: toxiArgs, env: map[string]string{"GODEBUG": "randseednop=0", guard.AdminTokenEnv: token}})
+	toxi, err := t.toxiproxy(ctx, sc, w)
 	if err != nil {
 		return nil, err
 	}
-	toxiURL := "http://:" + token + "@" + toxi.addr()
-	topo = &testbed.Topology{Proxies: map[string]string{}, ToxiproxyURL: toxiURL, Died: t.died}
-
-	edges := sc.Edges()
-	proxyPort := map[string]int{}
-	for i, e := range edges {
-		proxyPort[e.Proxy] = proxyBasePort + i
-	}
+	topo = &testbed.Topology{Proxies: map[string]string{}, ToxiproxyURL: toxi.url, Died: t.died}
 	for _, name := range sc.StartOrder() {
-		svc := sc.Services[name]
-		deps := map[string][]string{}
-		for _, e := range edges {
-			if e.From != name {
-				continue
-			}
-			callee := sc.Services[e.To]
-			upstream := net.JoinHostPort(alias(sc.InstanceName(e.To, e.Replica)), strconv.Itoa(servicePort(callee)))
-			listen := "0.0.0.0:" + strconv.Itoa(proxyPort[e.Proxy])
-			if err := createProxy(ctx, toxiURL, e.Proxy, listen, upstream); err != nil {
-				return nil, err
-			}
-			addr := "toxiproxy:" + strconv.Itoa(proxyPort[e.Proxy])
-			topo.Proxies[e.Proxy] = addr
-			deps[e.To] = append(deps[e.To], addr)
-		}
-		replicas := max(svc.Replicas, 1)
-		boxes := make([]*box, replicas)
-		errs := make([]error, replicas)
-		var wg sync.WaitGroup
-		for i := range replicas {
-			wg.Go(func() {
-				boxes[i], errs[i] = t.run(ctx, t.serviceSpec(sc, name, i, deps, token))
-			})
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
+		if err := t.startService(ctx, sc, w, toxi, topo, name); err != nil {
 			return nil, err
-		}
-		for i, b := range boxes {
-			topo.Instances = append(topo.Instances, testbed.Instance{Service: name, Index: i, Name: b.name, Address: b.addr()})
 		}
 	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -218,41 +188,111 @@ func (t *Testbed) Up(ctx context.Context, sc *scenario.Scenario) (topo *testbed.
 	return topo, nil
 }
 
-// spec is one container to run.
-type spec struct {
-	name, image, health string
-	token               string // sent as the basic-auth password of health checks
-	port                int
-	cmd                 []string
-	env                 map[string]string
+// toxi is the run's Toxiproxy container.
+type toxi struct {
+	*box
+	url   string
+	token string
+	// ips maps each network to Toxiproxy's address on it.
+	ips map[string]string
 }
 
-// serviceSpec is replica i of a service: a built-in target served by the
-// chaosrun image (its admin endpoints guarded by the run's token, since it
-// listens on every interface of its container), or the user's own image.
-func (t *Testbed) serviceSpec(sc *scenario.Scenario, name string, i int, deps map[string][]string, token string) spec {
+// toxiproxy starts the Toxiproxy container on every network of the run.
+// Its API listens on every interface of its container, so it wants the
+// run's token; the harness sends it as the URL's password.
+func (t *Testbed) toxiproxy(ctx context.Context, sc *scenario.Scenario, w *wiring) (*toxi, error) {
+	token := guard.NewToken()
+	args := []string{"serve", "toxiproxy", "--listen", "0.0.0.0:" + strconv.Itoa(ToxiproxyPort), "--seed", strconv.FormatInt(t.Seed, 10)}
+	if sc.HasHTTPFaults() {
+		args = append(args, "--http-stage") // an HTTP stage behind every proxy, inside the container
+	}
+	s := spec{name: "toxiproxy", image: t.Image, port: ToxiproxyPort, health: scenario.Health{Check: "/version"}, token: token,
+		cmd: args, env: map[string]string{"GODEBUG": "randseednop=0", guard.AdminTokenEnv: token}, nets: w.toxi}
+	for _, p := range w.front {
+		s.extraPorts = append(s.extraPorts, p)
+	}
+	s.hostGateway = len(w.front) > 0
+	b, err := t.run(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	tx := &toxi{box: b, url: "http://:" + token + "@" + b.addr(), token: token, ips: map[string]string{}}
+	if len(w.toxi) > 1 {
+		res, err := t.cli.ContainerInspect(ctx, b.id, client.ContainerInspectOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("testbed: docker: inspect toxiproxy: %w", err)
+		}
+		for n, ep := range res.Container.NetworkSettings.Networks {
+			if ep != nil && ep.IPAddress.IsValid() {
+				tx.ips[n] = ep.IPAddress.String()
+			}
+		}
+	}
+	return tx, nil
+}
+
+// startService creates the proxies of a service's edges and starts its
+// replicas; an external service gets the proxy in front of it instead.
+func (t *Testbed) startService(ctx context.Context, sc *scenario.Scenario, w *wiring, tx *toxi, topo *testbed.Topology, name string) error {
 	svc := sc.Services[name]
-	s := spec{name: sc.InstanceName(name, i), health: svc.Health, port: servicePort(svc)}
-	if s.health == "" {
-		s.health = "/healthz"
+	if svc.External != "" {
+		in, err := t.external(ctx, w, tx, topo, name, svc)
+		if err != nil {
+			return err
+		}
+		topo.Instances = append(topo.Instances, in)
+		return nil
 	}
-	if svc.Image == "" {
-		s.image = t.Image
-		s.cmd = serveArgs(svc, deps)
-		s.env = map[string]string{guard.AdminTokenEnv: token}
-		return s
+	deps := map[string][]string{}
+	for i, e := range sc.Edges() {
+		if e.From != name {
+			continue
+		}
+		listen := "0.0.0.0:" + strconv.Itoa(proxyBasePort+i)
+		addr := "toxiproxy:" + strconv.Itoa(proxyBasePort+i)
+		if svc.ByName() {
+			dnet := w.depNet[name][e.To]
+			ip, ok := tx.ips[dnet]
+			if !ok {
+				return fmt.Errorf("testbed: docker: toxiproxy has no address on network %s", dnet)
+			}
+			port := strconv.Itoa(servicePort(sc.Services[e.To]))
+			listen, addr = net.JoinHostPort(ip, port), net.JoinHostPort(e.To, port)
+		}
+		if err := createProxy(ctx, tx.url, e.Proxy, listen, w.upstream(sc, t.RunID, e.To, e.Replica)); err != nil {
+			return err
+		}
+		topo.Proxies[e.Proxy] = addr
+		deps[e.To] = append(deps[e.To], addr)
 	}
-	// The user's own image keeps its command; it learns its dependencies
-	// and config from the environment.
-	s.image = svc.Image
-	s.env = map[string]string{"CHAOSRUN_INSTANCE": s.name, "CHAOSRUN_PORT": strconv.Itoa(s.port)}
-	for dep, addrs := range deps {
-		s.env["CHAOSRUN_DEP_"+envName(dep)] = strings.Join(addrs, ",")
+	replicas := max(svc.Replicas, 1)
+	boxes := make([]*box, replicas)
+	errs := make([]error, replicas)
+	var wg sync.WaitGroup
+	for i := range replicas {
+		wg.Go(func() {
+			s, err := t.serviceSpec(sc, name, i, deps, tx.token)
+			if err == nil {
+				s.nets = w.attach(name, s.name)
+				boxes[i], err = t.run(ctx, s)
+			}
+			errs[i] = err
+		})
 	}
-	for k, v := range svc.Config {
-		s.env["CHAOSRUN_CONFIG_"+envName(k)] = v
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
-	return s
+	for i, b := range boxes {
+		in := testbed.Instance{Service: name, Index: i, Name: b.name, Address: b.addr()}
+		if mp := svc.MetricsPort(); mp > 0 && mp != b.port {
+			in.Metrics = "http://" + b.extraAddr(mp) + svc.MetricsPath()
+		} else {
+			in.Metrics = "http://" + b.addr() + svc.MetricsPath()
+		}
+		topo.Instances = append(topo.Instances, in)
+	}
+	return nil
 }
 
 func envName(s string) string {
@@ -299,6 +339,9 @@ func (t *Testbed) checkImages(ctx context.Context, sc *scenario.Scenario) error 
 	refs := []string{t.Image}
 	for _, n := range sc.StartOrder() {
 		svc := sc.Services[n]
+		if svc.External != "" {
+			continue
+		}
 		if svc.Image == "" && len(svc.Command) > 0 {
 			return fmt.Errorf("testbed: docker: service %s has only command: (the local testbed's); give it image: and port: to run it here", n)
 		}
@@ -339,29 +382,17 @@ func freePort() (int, error) {
 // port on a fixed 127.0.0.1 port and waits until it is healthy.
 func (t *Testbed) run(ctx context.Context, s spec) (*box, error) {
 	setupEnv()
-	b := &box{name: s.name, alias: alias(s.name), port: s.port, health: s.health, token: s.token}
+	b := &box{name: s.name, alias: alias(s.name), port: s.port, health: s.health, token: s.token, nets: s.nets}
 	if s.name == "toxiproxy" {
 		b.alias = "toxiproxy"
 	}
-	cport := network.MustParsePort(strconv.Itoa(s.port) + "/tcp")
+	if b.nets == nil {
+		b.nets = []netAttach{{name: t.netName, aliases: []string{b.alias}}}
+	}
 	for attempt := 0; ; attempt++ {
-		hp, err := freePort()
+		req, err := t.request(s, b)
 		if err != nil {
-			return nil, fmt.Errorf("testbed: docker: %s: no free port: %w", s.name, err)
-		}
-		b.hostPort = hp
-		req := testcontainers.ContainerRequest{
-			Image:          s.image,
-			Name:           "chaosrun-" + t.RunID + "-" + b.alias,
-			Cmd:            s.cmd,
-			Env:            s.env,
-			Labels:         t.labels(s.name),
-			ExposedPorts:   []string{cport.String()},
-			Networks:       []string{t.netName},
-			NetworkAliases: map[string][]string{t.netName: {b.alias}},
-			HostConfigModifier: func(hc *container.HostConfig) {
-				hc.PortBindings = network.PortMap{cport: {{HostIP: netip.MustParseAddr("127.0.0.1"), HostPort: strconv.Itoa(hp)}}}
-			},
+			return nil, err
 		}
 		ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{ContainerRequest: req, Started: true, Logger: discardLogger{}})
 		if ctr != nil && ctr.GetContainerID() != "" {
@@ -386,10 +417,56 @@ func (t *Testbed) run(ctx context.Context, s spec) (*box, error) {
 			return nil, fmt.Errorf("testbed: docker: start %s (%s): %w", s.name, s.image, err)
 		}
 	}
-	if err := waitReady(ctx, b.readyAddr(), b.health, t.ReadyTimeout); err != nil {
-		return nil, fmt.Errorf("testbed: docker: %s not healthy at %s: %w%s", s.name, b.health, err, t.logTail(b))
+	if err := t.waitHealthy(ctx, b); err != nil {
+		return nil, fmt.Errorf("testbed: docker: %s not healthy (%s): %w%s", s.name, b.health, err, t.logTail(b))
 	}
 	return b, nil
+}
+
+// request is the container request of s, its ports published on free
+// 127.0.0.1 ports (noted in b).
+func (t *Testbed) request(s spec, b *box) (testcontainers.ContainerRequest, error) {
+	bindings := network.PortMap{}
+	var exposed []string
+	b.extra = map[int]int{}
+	for k, p := range append([]int{s.port}, s.extraPorts...) {
+		hp, err := freePort()
+		if err != nil {
+			return testcontainers.ContainerRequest{}, fmt.Errorf("testbed: docker: %s: no free port: %w", s.name, err)
+		}
+		if k == 0 {
+			b.hostPort = hp
+		} else {
+			b.extra[p] = hp
+		}
+		cport := network.MustParsePort(strconv.Itoa(p) + "/tcp")
+		exposed = append(exposed, cport.String())
+		bindings[cport] = []network.PortBinding{{HostIP: netip.MustParseAddr("127.0.0.1"), HostPort: strconv.Itoa(hp)}}
+	}
+	req := testcontainers.ContainerRequest{
+		Image:          s.image,
+		Name:           ctrName(t.RunID, b.alias),
+		Entrypoint:     s.entrypoint,
+		Cmd:            s.cmd,
+		Env:            s.env,
+		Labels:         t.labels(s.name),
+		ExposedPorts:   exposed,
+		NetworkAliases: map[string][]string{},
+		HostConfigModifier: func(hc *container.HostConfig) {
+			hc.PortBindings = bindings
+			if s.hostGateway {
+				hc.ExtraHosts = append(hc.ExtraHosts, hostGateway+":host-gateway")
+			}
+		},
+	}
+	for _, n := range b.nets {
+		req.Networks = append(req.Networks, n.name)
+		req.NetworkAliases[n.name] = n.aliases
+	}
+	if hc := dockerHealth(s.health); hc != nil {
+		req.ConfigModifier = func(c *container.Config) { c.Healthcheck = hc }
+	}
+	return req, nil
 }
 
 // running reports whether b's container runs.
@@ -402,68 +479,6 @@ func (t *Testbed) running(ctx context.Context, b *box) bool {
 type discardLogger struct{}
 
 func (discardLogger) Printf(string, ...any) {}
-
-// waitReady polls addr until health answers: an HTTP 200 on the path, or
-// for "tcp" a connection the server holds open (a published port accepts
-// even while nothing listens behind it, then drops the connection).
-func waitReady(ctx context.Context, addr, health string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	hc := &http.Client{Timeout: time.Second}
-	var last error
-	for {
-		if health == scenario.HealthTCP {
-			last = tcpReady(ctx, addr)
-		} else {
-			last = httpReady(ctx, hc, "http://"+addr+health)
-		}
-		if last == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last: %v)", ctx.Err(), last)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-}
-
-func httpReady(ctx context.Context, hc *http.Client, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16)) //nolint:errcheck
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s answered %s", url, resp.Status)
-	}
-	return nil
-}
-
-func tcpReady(ctx context.Context, addr string) error {
-	d := net.Dialer{Timeout: time.Second}
-	c, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	c.SetReadDeadline(time.Now().Add(150 * time.Millisecond)) //nolint:errcheck
-	var buf [1]byte
-	_, err = c.Read(buf[:])
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return nil // held open: something listens behind the port
-	}
-	if err == nil {
-		return nil // it spoke first
-	}
-	return fmt.Errorf("%s dropped the connection: %w", addr, err)
-}
 
 // watch reports, once per container, a container that stopped though no
 // host fault stopped it.

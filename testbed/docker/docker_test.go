@@ -35,11 +35,14 @@ func TestServeArgsAndAliases(t *testing.T) {
 
 func TestOwnImageSpec(t *testing.T) {
 	sc := &scenario.Scenario{Name: "x", Services: map[string]*scenario.Service{
-		"cache": {Image: "my-cache:dev", Port: 6379, Health: "tcp", Config: map[string]string{"max-memory": "64mb"}},
+		"cache": {Image: "my-cache:dev", Port: 6379, Health: scenario.Health{Check: "tcp"}, Config: map[string]string{"max-memory": "64mb"}},
 	}}
 	tb := &Testbed{Image: "chaosrun-local:abc"}
-	s := tb.serviceSpec(sc, "cache", 0, map[string][]string{"store": {"toxiproxy:20000"}}, "tok")
-	if s.image != "my-cache:dev" || s.port != 6379 || s.health != "tcp" || s.cmd != nil {
+	s, err := tb.serviceSpec(sc, "cache", 0, map[string][]string{"store": {"toxiproxy:20000"}}, "tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.image != "my-cache:dev" || s.port != 6379 || s.health.Check != "tcp" || s.cmd != nil {
 		t.Errorf("spec = %+v: want the user's image, its port and health, and its own command", s)
 	}
 	for k, v := range map[string]string{"CHAOSRUN_PORT": "6379", "CHAOSRUN_DEP_STORE": "toxiproxy:20000", "CHAOSRUN_CONFIG_MAX_MEMORY": "64mb", "CHAOSRUN_INSTANCE": "cache"} {

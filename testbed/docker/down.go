@@ -26,8 +26,8 @@ func (t *Testbed) Down(ctx context.Context) error {
 	boxes := t.ctrs
 	t.ctrs = nil
 	t.byName = map[string]*box{}
-	cli, netID, stop := t.cli, t.netID, t.stopWatch
-	t.netID = ""
+	cli, nets, stop := t.cli, t.nets, t.stopWatch
+	t.netID, t.nets = "", nil
 	t.mu.Unlock()
 	if stop != nil {
 		stop()
@@ -45,9 +45,9 @@ func (t *Testbed) Down(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	if netID != "" {
-		if _, err := cli.NetworkRemove(ctx, netID, client.NetworkRemoveOptions{}); err != nil && !cerrdefs.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("testbed: docker: remove network %s: %w", t.netName, err))
+	for _, id := range nets {
+		if _, err := cli.NetworkRemove(ctx, id, client.NetworkRemoveOptions{}); err != nil && !cerrdefs.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("testbed: docker: remove network %s: %w", short(id), err))
 		}
 	}
 	// Anything the run labelled and the lists above missed (a container

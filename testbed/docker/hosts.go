@@ -98,7 +98,7 @@ func (h hostAPI) Start(ctx context.Context, instance string) error {
 			return err
 		}
 	}
-	if err := waitReady(ctx, b.readyAddr(), b.health, h.t.ReadyTimeout); err != nil {
+	if err := h.t.waitHealthy(ctx, b); err != nil {
 		return fmt.Errorf("%s not healthy after start: %w", instance, err)
 	}
 	b.setExpectDown(false)
@@ -158,20 +158,22 @@ func (h hostAPI) Unpause(ctx context.Context, instance string) error {
 	return nil
 }
 
-// Disconnect cuts the container off the run's network.
+// Disconnect cuts the container off its networks.
 func (h hostAPI) Disconnect(ctx context.Context, instance string) error {
 	b, err := h.box(instance)
 	if err != nil {
 		return err
 	}
-	if _, err := h.t.cli.NetworkDisconnect(ctx, h.t.netID, client.NetworkDisconnectOptions{Container: b.id, Force: true}); err != nil {
-		return fmt.Errorf("docker network disconnect %s %s: %w", h.t.netName, instance, err)
+	for _, n := range b.nets {
+		if _, err := h.t.cli.NetworkDisconnect(ctx, n.name, client.NetworkDisconnectOptions{Container: b.id, Force: true}); err != nil {
+			return fmt.Errorf("docker network disconnect %s %s: %w", n.name, instance, err)
+		}
 	}
 	return nil
 }
 
-// Reconnect attaches the container to the run's network again under its
-// alias; nothing when it is attached.
+// Reconnect attaches the container to its networks again under its
+// aliases; nothing for those it is attached to.
 func (h hostAPI) Reconnect(ctx context.Context, instance string) error {
 	b, err := h.box(instance)
 	if err != nil {
@@ -181,12 +183,14 @@ func (h hostAPI) Reconnect(ctx context.Context, instance string) error {
 	if err != nil {
 		return fmt.Errorf("docker inspect %s: %w", instance, err)
 	}
-	if ns := res.Container.NetworkSettings; ns != nil && ns.Networks[h.t.netName] != nil {
-		return nil
-	}
-	_, err = h.t.cli.NetworkConnect(ctx, h.t.netID, client.NetworkConnectOptions{Container: b.id, EndpointConfig: &network.EndpointSettings{Aliases: []string{b.alias}}})
-	if err != nil && !cerrdefs.IsConflict(err) {
-		return fmt.Errorf("docker network connect --alias %s %s %s: %w", b.alias, h.t.netName, instance, err)
+	for _, n := range b.nets {
+		if ns := res.Container.NetworkSettings; ns != nil && ns.Networks[n.name] != nil {
+			continue
+		}
+		_, err = h.t.cli.NetworkConnect(ctx, n.name, client.NetworkConnectOptions{Container: b.id, EndpointConfig: &network.EndpointSettings{Aliases: n.aliases}})
+		if err != nil && !cerrdefs.IsConflict(err) {
+			return fmt.Errorf("docker network connect %s %s: %w", n.name, instance, err)
+		}
 	}
 	return h.t.refreshPort(ctx, b)
 }

@@ -316,3 +316,16 @@ func PruneImages(ctx context.Context, cli *client.Client, keep []string) ([]stri
 	}
 	return removed, errors.Join(errs...)
 }
+
+// LocalImage builds the image ref from files (build-context path → file on
+// this machine) and a Dockerfile, or reuses it when it was built from the
+// same content: a program of the user's packed FROM scratch, never pulled.
+func LocalImage(ctx context.Context, cli *client.Client, ref string, files map[string]string, dockerfile string, progress io.Writer) (Image, error) {
+	hash, err := fileHash(files)
+	if err != nil {
+		return Image{}, err
+	}
+	sum := sha256.Sum256([]byte(hash + "\x00" + dockerfile))
+	hash = hex.EncodeToString(sum[:])[:12]
+	return ensureImage(ctx, cli, buildSpec{ref: ref, kind: "local", hash: hash, files: files, dockerfile: dockerfile}, progress)
+}
