@@ -48,7 +48,9 @@ func Collect(r *record.Run, extra map[string]string) ([]Series, error) {
 	addFaults(b, r, ends)
 	addScrapes(b, r, extra)
 	addVerdicts(b, r)
-	return b.finish(end.Add(Window), func(s *Series) bool { return !strings.HasPrefix(s.Name, Prefix+"verdict_") && s.Name != Prefix+"run_passed" }), nil
+	return b.finish(end.Add(Window), func(s *Series) bool {
+		return !strings.HasPrefix(s.Name, Prefix+"verdict_") && s.Name != Prefix+"run_passed"
+	}), nil
 }
 
 // addSeries adds one k6 series of one window.
