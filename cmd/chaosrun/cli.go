@@ -46,18 +46,19 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"run":      {"run scenarios (files or folders) and judge them", cmdRun},
-		"validate": {"check scenario files and report every problem", cmdValidate},
-		"schema":   {"print the JSON Schema of the scenario format", cmdSchema},
-		"serve":    {"serve a reference target or Toxiproxy (used by testbeds)", cmdServe},
-		"version":  {"print versions", cmdVersion},
-		"images":   {"build and list the Docker testbed's images (never pulled)", cmdImages},
-		"clean":    {"remove containers and networks that killed Docker runs left", cmdClean},
-		"doctor":   {"check Docker, the images and the k6 build; say what to fix", cmdDoctor},
-		"diff":     {"compare run records: what got worse beyond the noise", cmdDiff},
-		"gameday":  {"steady load, a live page to inject faults and watch SLOs, stop conditions", cmdGameday},
-		"export":   {"write a scenario as Kubernetes manifests (export k8s)", cmdExport},
-		"fault":    {"add, clear or list faults of a running game day; apply a scenario's schedule to a Toxiproxy", cmdFault},
+		"run":            {"run scenarios (files or folders) and judge them", cmdRun},
+		"validate":       {"check scenario files and report every problem", cmdValidate},
+		"schema":         {"print the JSON Schema of the scenario format", cmdSchema},
+		"serve":          {"serve a reference target or Toxiproxy (used by testbeds)", cmdServe},
+		"version":        {"print versions", cmdVersion},
+		"images":         {"build and list the Docker testbed's images (never pulled)", cmdImages},
+		"clean":          {"remove containers and networks that killed Docker runs left", cmdClean},
+		"doctor":         {"check Docker, the images and the k6 build; say what to fix", cmdDoctor},
+		"diff":           {"compare run records: what got worse beyond the noise", cmdDiff},
+		"gameday":        {"steady load, a live page to inject faults and watch SLOs, stop conditions", cmdGameday},
+		"export":         {"write a scenario as Kubernetes manifests (export k8s)", cmdExport},
+		"export-results": {"send finished runs (run.json) to Prometheus remote write, OTLP and Grafana", cmdExportResults},
+		"fault":          {"add, clear or list faults of a running game day; apply a scenario's schedule to a Toxiproxy", cmdFault},
 	}
 }
 

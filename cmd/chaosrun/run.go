@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/assertions"
+	"github.com/chaosrun/chaosrun/export/metrics"
 	"github.com/chaosrun/chaosrun/faults"
 	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/record"
@@ -99,6 +100,8 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 	shards := fs.Int("load-shards", 1, "run the workload as N k6 processes (k6 execution segments) and merge their results")
 	var rf resultsFlags
 	rf.register(fs, st)
+	var ef exportFlags
+	ef.register(fs, st)
 	var allow stringList
 	fs.Var(&allow, "allow-target", "let load reach this host or host:port besides loopback and the testbed's services (repeatable)")
 	fs.Usage = func() {
@@ -121,6 +124,11 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 		return exitUsage
 	}
 	results, err := rf.settings(st)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "chaosrun run: %v\n", err)
+		return exitUsage
+	}
+	exportTo, err := ef.config()
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "chaosrun run: %v\n", err)
 		return exitUsage
@@ -189,7 +197,7 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 	worst := exitOK
 	for _, sc := range scs {
 		allowed, _ := blastRadius(sc, allow)
-		code := runOne(ctx, st, sc, runSettings{allowed: allowed, shards: *shards, results: results, bed: *bed, image: image, k6: bin.Path, k6Version: bin.Version, root: root, outDir: *outDir, timeout: *timeout, quiet: *quiet, sets: sets, build: buildTime})
+		code := runOne(ctx, st, sc, runSettings{allowed: allowed, shards: *shards, results: results, bed: *bed, image: image, k6: bin.Path, k6Version: bin.Version, root: root, outDir: *outDir, timeout: *timeout, quiet: *quiet, sets: sets, build: buildTime, export: exportTo})
 		buildTime = 0
 		// Kept for the combined report without their windows, which are
 		// read from the file again when needed: memory stays flat in the
@@ -232,6 +240,7 @@ type runSettings struct {
 	quiet                       bool
 	sets                        []string
 	build                       time.Duration
+	export                      metrics.Config
 }
 
 func runOne(ctx context.Context, st *State, sc *scenario.Scenario, rs runSettings) int {
@@ -263,6 +272,9 @@ func runOne(ctx context.Context, st *State, sc *scenario.Scenario, rs runSetting
 	var writeErrs []string
 	if werr := report.WriteJSON(filepath.Join(dir, "run.json"), rec); werr != nil {
 		writeErrs = append(writeErrs, werr.Error())
+	}
+	if rs.export.Enabled() {
+		exportRun(ctx, st, "run", rec, rs.export) // a failed export is reported, not a breach
 	}
 	if werr := report.WriteMarkdown(filepath.Join(dir, "summary.md"), rec); werr != nil {
 		writeErrs = append(writeErrs, werr.Error())

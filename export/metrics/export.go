@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/chaosrun/chaosrun/record"
@@ -60,7 +61,7 @@ func Export(ctx context.Context, r *record.Run, cfg Config) (Result, error) {
 	if cfg.Span <= 0 {
 		cfg.Span = time.Minute
 	}
-	if err := checkLabels(cfg.Labels); err != nil {
+	if err := cfg.Check(); err != nil {
 		return res, err
 	}
 	var errs []error
@@ -123,12 +124,21 @@ func annotate(ctx context.Context, r *record.Run, cfg Config) (int, error) {
 	return g.annotate(ctx, Annotations(r), "run:"+RunID(r))
 }
 
-// checkLabels refuses extra labels that are not valid label names or that
-// the export sets itself.
-func checkLabels(ls map[string]string) error {
-	for k := range ls {
+// Check refuses URLs that are not http(s) and extra labels that are not
+// label names or that the export sets itself.
+func (c Config) Check() error {
+	for _, u := range []struct{ flag, url string }{{"prometheus remote write", c.PromRW}, {"otlp", c.OTLP}, {"grafana", c.GrafanaURL}} {
+		if u.url == "" {
+			continue
+		}
+		p, err := url.Parse(u.url)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return fmt.Errorf("%s URL %q: want http(s)://HOST[:PORT][/PATH]", u.flag, u.url)
+		}
+	}
+	for k := range c.Labels {
 		if k == "" || sanitize(k) != k || reserved[k] || k[0] == '_' {
-			return fmt.Errorf("export label %q: want a Prometheus label name ([a-zA-Z][a-zA-Z0-9_]*) other than %s", k, "job, instance, service, quantile, le, chaosrun_run, chaosrun_scenario")
+			return fmt.Errorf("export label %q: want a label name ([a-zA-Z][a-zA-Z0-9_]*) other than job, instance, service, quantile, le, chaosrun_run, chaosrun_scenario", k)
 		}
 	}
 	return nil

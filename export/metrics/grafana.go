@@ -85,8 +85,8 @@ type grafana struct {
 
 func newGrafana(base, token string, client *http.Client) (*grafana, error) {
 	u, err := url.Parse(strings.TrimSuffix(base, "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("grafana URL %q: want http(s)://HOST[:PORT][/PATH]", base)
+	if err != nil {
+		return nil, fmt.Errorf("grafana URL %q: %w", base, err)
 	}
 	return &grafana{base: u, token: token, client: client}, nil
 }

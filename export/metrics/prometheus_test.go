@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -195,7 +196,7 @@ func TestPrometheusReadsBackRun(t *testing.T) {
 			compared++
 		}
 		if s.Metric["api"] == "TransactCheck" && s.Metric["status"] == "200" {
-			logP99(t, r, s)
+			logP99(t, r, s, want[k])
 		}
 	}
 	if compared < 30 {
@@ -204,13 +205,13 @@ func TestPrometheusReadsBackRun(t *testing.T) {
 	checkVerdicts(t, p, r, at)
 }
 
-func logP99(t *testing.T, r *record.Run, s promSeries) {
+func logP99(t *testing.T, r *record.Run, s promSeries, want map[int64]float64) {
 	for i, pair := range s.Values {
 		if i%5 != 0 {
 			continue
 		}
 		ts, v := sampleValue(t, pair)
-		t.Logf("TransactCheck 200 p99 window ending +%2.0fs: prometheus %.3f ms", time.UnixMilli(ts).Sub(r.Start).Seconds(), v*1000)
+		t.Logf("TransactCheck 200 p99 window ending +%2.0fs: prometheus %.3f ms, run.json %.3f ms", time.UnixMilli(ts).Sub(r.Start).Seconds(), v*1000, want[ts]*1000)
 	}
 }
 
@@ -242,5 +243,64 @@ func checkVerdicts(t *testing.T, p *prometheus, r *record.Run, at time.Time) {
 	}
 	if failed == 0 {
 		t.Error("the record has no failed verdict: the comparison shows nothing about failures")
+	}
+}
+
+// shifted is r with every instant moved by d (a run that happened then).
+func shifted(r *record.Run, d time.Duration) *record.Run {
+	c := *r
+	c.Start, c.End = r.Start.Add(d), r.End.Add(d)
+	c.Windows = make([]record.Window, len(r.Windows))
+	for i, w := range r.Windows {
+		c.Windows[i] = record.Window{Start: w.Start.Add(d), Series: w.Series}
+	}
+	c.Faults = append([]record.FaultEvent(nil), r.Faults...)
+	for i := range c.Faults {
+		c.Faults[i].Actual, c.Faults[i].Scheduled = c.Faults[i].Actual.Add(d), c.Faults[i].Scheduled.Add(d)
+	}
+	c.Scrapes = append([]record.Scrape(nil), r.Scrapes...)
+	for i := range c.Scrapes {
+		c.Scrapes[i].Time = c.Scrapes[i].Time.Add(d)
+	}
+	return &c
+}
+
+// TestPrometheusOldSamples shows the limit of remote write into
+// Prometheus 2.42: once it holds recent samples, it refuses samples more
+// than about an hour older than its newest ("out of bounds"), unless its
+// configuration sets storage.tsdb.out_of_order_time_window. An empty
+// Prometheus takes a run of any age (TestPrometheusReadsBackRun).
+func TestPrometheusOldSamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Prometheus twice")
+	}
+	r := readRun(t, "testdata/bank-outlier-host-off.json")
+	recent := shifted(r, time.Now().Add(-time.Minute).Sub(r.End))
+	old := shifted(r, time.Now().Add(-72*time.Hour).Sub(r.End))
+	recent.Scenario = "recent"
+	for _, tc := range []struct {
+		name, config, wantErr string
+	}{
+		{"default", "global:\n  scrape_interval: 1h\n", "out of bounds"},
+		{"out-of-order window", "global:\n  scrape_interval: 1h\nstorage:\n  tsdb:\n    out_of_order_time_window: 3650d\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startPrometheus(t, tc.config)
+			if _, err := Export(context.Background(), recent, Config{PromRW: p.url + "/api/v1/write"}); err != nil {
+				t.Fatalf("recent run: %v", err)
+			}
+			_, err := Export(context.Background(), old, Config{PromRW: p.url + "/api/v1/write"})
+			if (err == nil) != (tc.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Fatalf("run from %s after one from now: err %v, want %q", old.Start.Format(time.DateOnly), err, tc.wantErr)
+			}
+			if err != nil {
+				t.Logf("as expected: %.200s", err)
+				return
+			}
+			got := p.query(t, fmt.Sprintf(`count(chaosrun_verdict_pass{chaosrun_run=%q})`, RunID(old)), old.End.Add(time.Second))
+			if len(got) != 1 {
+				t.Fatalf("old run's verdicts not found: %v", got)
+			}
+		})
 	}
 }
