@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
@@ -27,9 +29,12 @@ const liveFault = "__live__"
 
 // Point is one second of the plots.
 type Point struct {
-	T      int64   `json:"t"` // seconds since load start
-	P50    float64 `json:"p50"`
-	P99    float64 `json:"p99"`
+	T   int64   `json:"t"` // seconds since load start
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	// P99W is p99 over the sliding window ending with this second (the
+	// SLOs' window), from the merged histograms.
+	P99W   float64 `json:"p99w"`
 	Rate   float64 `json:"rate"`
 	Errors float64 `json:"errors"`
 	// Sheds are the targets' refusals in this second by reason, from their
@@ -222,25 +227,41 @@ func finite(v float64) float64 {
 }
 
 // points are the plots' data: one point per complete second, the newest
-// max of them.
-func (l *live) points(max int) []Point {
+// n of them; each with p99 over the sliding window ending with it too.
+func (l *live) points(n int) []Point {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.windows) < 2 || l.start.IsZero() {
 		return nil
 	}
 	ws := l.windows[:len(l.windows)-1]
-	if len(ws) > max {
-		ws = ws[len(ws)-max:]
-	}
-	out := make([]Point, 0, len(ws))
-	for _, w := range ws {
-		out = append(out, point(w, l.start))
+	k := max(1, int(l.slide/time.Second))
+	from := max(0, len(ws)-n) // first plotted
+	hs := make([]*hdrhistogram.Histogram, len(ws))
+	out := make([]Point, 0, len(ws)-from)
+	acc := stream.NewHist()
+	for i := max(0, from-(k-1)); i < len(ws); i++ {
+		var p Point
+		p, hs[i] = point(ws[i], l.start)
+		if i < from {
+			continue
+		}
+		acc.Reset()
+		for _, h := range hs[max(0, i-(k-1)) : i+1] {
+			if h != nil {
+				acc.Merge(h)
+			}
+		}
+		if acc.TotalCount() > 0 {
+			p.P99W = float64(acc.ValueAtQuantile(99)) / 1000
+		}
+		out = append(out, p)
 	}
 	return out
 }
 
-func point(w record.Window, start time.Time) Point {
+// point is one second's plot values and its merged latency histogram.
+func point(w record.Window, start time.Time) (Point, *hdrhistogram.Histogram) {
 	p := Point{T: int64(w.Start.Sub(start.Truncate(time.Second)) / time.Second)}
 	h := stream.NewHist()
 	var n int64
@@ -263,5 +284,5 @@ func point(w record.Window, start time.Time) Point {
 		p.P50 = float64(h.ValueAtQuantile(50)) / 1000
 		p.P99 = float64(h.ValueAtQuantile(99)) / 1000
 	}
-	return p
+	return p, h
 }
