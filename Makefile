@@ -39,7 +39,9 @@ fuzz:
 	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
 
-# The GitHub workflows are checked by actionlint, built from a pinned tools module.
+# The GitHub workflows are checked by actionlint, built from a pinned tools module
+# (it runs shellcheck on their embedded shell); the action's scripts by shellcheck.
 lint-workflows:
 	cd tools/actionlint && $(GO) build -o ../../bin/actionlint github.com/rhysd/actionlint/cmd/actionlint
 	bin/actionlint -color=false .github/workflows/*.yml
+	shellcheck -x scripts/action/*.sh scripts/install-deps.sh
