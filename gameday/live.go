@@ -69,10 +69,11 @@ type live struct {
 	base     []record.Window
 	frozen   bool // no more baseline windows (a fault was applied)
 	lastEval []SLO
+	kept     map[time.Time]Point // the plots' settled points, by window start
 }
 
 func newLive(slide time.Duration) *live {
-	return &live{slide: slide, baseline: 10, warmup: 2 * time.Second}
+	return &live{slide: slide, baseline: 10, warmup: 2 * time.Second, kept: map[time.Time]Point{}}
 }
 
 // setStart sets load start (the stream's hello).
@@ -226,6 +227,11 @@ func finite(v float64) float64 {
 	return v
 }
 
+// settledWindows is how many of the newest complete windows the plots
+// compute anew on each call (late results may still add to them); older
+// points are kept.
+const settledWindows = 3
+
 // points are the plots' data: one point per complete second, the newest
 // n of them; each with p99 over the sliding window ending with it too.
 func (l *live) points(n int) []Point {
@@ -235,22 +241,48 @@ func (l *live) points(n int) []Point {
 		return nil
 	}
 	ws := l.windows[:len(l.windows)-1]
+	from := max(0, len(ws)-n)
+	fresh := max(from, len(ws)-settledWindows)
+	first := fresh // first point not kept from an earlier call
+	for i := from; i < fresh; i++ {
+		if _, ok := l.kept[ws[i].Start]; !ok {
+			first = i
+			break
+		}
+	}
+	out := make([]Point, 0, len(ws)-from)
+	for i := from; i < first; i++ {
+		out = append(out, l.kept[ws[i].Start])
+	}
+	for i, p := range l.computePoints(ws, first) {
+		if first+i < fresh {
+			l.kept[ws[first+i].Start] = p
+		}
+		out = append(out, p)
+	}
+	if len(l.kept) > 2*len(l.windows) {
+		l.kept = map[time.Time]Point{}
+	}
+	return out
+}
+
+// computePoints computes the points of ws[from:], each with p99 over the
+// sliding window ending with it (the windows before from count there too).
+func (l *live) computePoints(ws []record.Window, from int) []Point {
 	k := max(1, int(l.slide/time.Second))
-	from := max(0, len(ws)-n) // first plotted
-	hs := make([]*hdrhistogram.Histogram, len(ws))
+	lo := max(0, from-(k-1))
+	hs := make([]*hdrhistogram.Histogram, len(ws)-lo)
 	out := make([]Point, 0, len(ws)-from)
 	acc := stream.NewHist()
-	for i := max(0, from-(k-1)); i < len(ws); i++ {
+	for i := lo; i < len(ws); i++ {
 		var p Point
-		p, hs[i] = point(ws[i], l.start)
+		p, hs[i-lo] = point(ws[i], l.start)
 		if i < from {
 			continue
 		}
 		acc.Reset()
-		for _, h := range hs[max(0, i-(k-1)) : i+1] {
-			if h != nil {
-				acc.Merge(h)
-			}
+		for _, h := range hs[max(0, i-lo-(k-1)) : i-lo+1] {
+			acc.Merge(h)
 		}
 		if acc.TotalCount() > 0 {
 			p.P99W = float64(acc.ValueAtQuantile(99)) / 1000

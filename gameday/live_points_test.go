@@ -9,7 +9,8 @@ import (
 )
 
 // TestPointsSlidingP99 checks the plots' sliding p99: over the last Slide
-// seconds of merged histograms, beside the per-second p99.
+// seconds of merged histograms, beside the per-second p99; points kept
+// from earlier calls agree with computing them anew.
 func TestPointsSlidingP99(t *testing.T) {
 	start := time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
 	win := func(i int, ms int64) record.Window {
@@ -32,6 +33,7 @@ func TestPointsSlidingP99(t *testing.T) {
 			ms = 100
 		}
 		l.add(win(i, ms))
+		l.points(100) // as the page asks each second: settled points are kept
 	}
 	for _, tc := range []struct {
 		n         int
