@@ -146,6 +146,7 @@ const COLORS = ['#0969da', '#d1242f', '#8250df', '#1a7f37', '#bc4c00', '#6e7781'
 const SHADE = 'rgba(229, 79, 59, 0.16)';
 const charts = {};
 window.gameday.charts = charts;
+let loadSeconds = 0; // the X axes reach the load's elapsed time (faults after the last point show)
 
 // faultShade fills each fault window [from, to) of chart.options.plugins
 // .faultShade.spans across the plot area and names the fault at its top.
@@ -213,7 +214,7 @@ function plot(id, ax, pts, lines, spans) {
   })).concat(spans.length ? [fault] : []);
   if (pts.length) {
     c.options.scales.x.min = pts[0].t;
-    c.options.scales.x.max = Math.max(pts[pts.length - 1].t, pts[0].t + 10);
+    c.options.scales.x.max = Math.ceil(Math.max(pts[pts.length - 1].t, loadSeconds - 1, pts[0].t + 10));
   }
   c.options.plugins.faultShade.spans = spans;
   c.update('none');
@@ -239,6 +240,7 @@ function render(s) {
   renderTimeline(s.timeline || []);
   const pts = s.points || [];
   const spans = s.spans || [];
+  loadSeconds = s.elapsed || 0;
   const slide = meta ? meta.slide : 'window';
   plot('plot-latency', { title: 'Latency', y: 'ms (log scale)', logY: true }, pts, [
     { label: 'p50 per second', key: 'p50', color: '#0969da', width: 1 },
