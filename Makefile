@@ -30,7 +30,7 @@ test-ext:
 
 # Every parser of outside input is fuzzed for a bounded time; findings are
 # kept as regression inputs under each package's testdata/fuzz.
-FUZZ_TARGETS = ./scenario:FuzzParse ./compose:FuzzImport ./assertions:FuzzParseCheck ./workloads/stream:FuzzDecode ./workloads/stream:FuzzHistCount ./testbed/httpstage:FuzzStage ./targets/bankservice:FuzzRequests ./targets/kvdispatcher:FuzzRequests
+FUZZ_TARGETS = ./scenario:FuzzParse ./compose:FuzzImport ./assertions:FuzzParseCheck ./workloads/stream:FuzzDecode ./workloads/stream:FuzzHistCount ./testbed/httpstage:FuzzStage ./targets/bankservice:FuzzRequests ./targets/kvdispatcher:FuzzRequests ./export/metrics:FuzzParseScrapeKey
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
@@ -39,7 +39,9 @@ fuzz:
 	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	done
 
-# The GitHub workflows are checked by actionlint, built from a pinned tools module.
+# The GitHub workflows are checked by actionlint, built from a pinned tools module
+# (it runs shellcheck on their embedded shell); the action's scripts by shellcheck.
 lint-workflows:
 	cd tools/actionlint && $(GO) build -o ../../bin/actionlint github.com/rhysd/actionlint/cmd/actionlint
 	bin/actionlint -color=false .github/workflows/*.yml
+	shellcheck -x scripts/action/*.sh scripts/install-deps.sh

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
@@ -27,9 +29,12 @@ const liveFault = "__live__"
 
 // Point is one second of the plots.
 type Point struct {
-	T      int64   `json:"t"` // seconds since load start
-	P50    float64 `json:"p50"`
-	P99    float64 `json:"p99"`
+	T   int64   `json:"t"` // seconds since load start
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+	// P99W is p99 over the sliding window ending with this second (the
+	// SLOs' window), from the merged histograms.
+	P99W   float64 `json:"p99w"`
 	Rate   float64 `json:"rate"`
 	Errors float64 `json:"errors"`
 	// Sheds are the targets' refusals in this second by reason, from their
@@ -64,10 +69,11 @@ type live struct {
 	base     []record.Window
 	frozen   bool // no more baseline windows (a fault was applied)
 	lastEval []SLO
+	kept     map[time.Time]Point // the plots' settled points, by window start
 }
 
 func newLive(slide time.Duration) *live {
-	return &live{slide: slide, baseline: 10, warmup: 2 * time.Second}
+	return &live{slide: slide, baseline: 10, warmup: 2 * time.Second, kept: map[time.Time]Point{}}
 }
 
 // setStart sets load start (the stream's hello).
@@ -221,26 +227,73 @@ func finite(v float64) float64 {
 	return v
 }
 
+// settledWindows is how many of the newest complete windows the plots
+// compute anew on each call (late results may still add to them); older
+// points are kept.
+const settledWindows = 3
+
 // points are the plots' data: one point per complete second, the newest
-// max of them.
-func (l *live) points(max int) []Point {
+// n of them; each with p99 over the sliding window ending with it too.
+func (l *live) points(n int) []Point {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.windows) < 2 || l.start.IsZero() {
 		return nil
 	}
 	ws := l.windows[:len(l.windows)-1]
-	if len(ws) > max {
-		ws = ws[len(ws)-max:]
+	from := max(0, len(ws)-n)
+	fresh := max(from, len(ws)-settledWindows)
+	first := fresh // first point not kept from an earlier call
+	for i := from; i < fresh; i++ {
+		if _, ok := l.kept[ws[i].Start]; !ok {
+			first = i
+			break
+		}
 	}
-	out := make([]Point, 0, len(ws))
-	for _, w := range ws {
-		out = append(out, point(w, l.start))
+	out := make([]Point, 0, len(ws)-from)
+	for i := from; i < first; i++ {
+		out = append(out, l.kept[ws[i].Start])
+	}
+	for i, p := range l.computePoints(ws, first) {
+		if first+i < fresh {
+			l.kept[ws[first+i].Start] = p
+		}
+		out = append(out, p)
+	}
+	if len(l.kept) > 2*len(l.windows) {
+		l.kept = map[time.Time]Point{}
 	}
 	return out
 }
 
-func point(w record.Window, start time.Time) Point {
+// computePoints computes the points of ws[from:], each with p99 over the
+// sliding window ending with it (the windows before from count there too).
+func (l *live) computePoints(ws []record.Window, from int) []Point {
+	k := max(1, int(l.slide/time.Second))
+	lo := max(0, from-(k-1))
+	hs := make([]*hdrhistogram.Histogram, len(ws)-lo)
+	out := make([]Point, 0, len(ws)-from)
+	acc := stream.NewHist()
+	for i := lo; i < len(ws); i++ {
+		var p Point
+		p, hs[i-lo] = point(ws[i], l.start)
+		if i < from {
+			continue
+		}
+		acc.Reset()
+		for _, h := range hs[max(0, i-lo-(k-1)) : i-lo+1] {
+			acc.Merge(h)
+		}
+		if acc.TotalCount() > 0 {
+			p.P99W = float64(acc.ValueAtQuantile(99)) / 1000
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// point is one second's plot values and its merged latency histogram.
+func point(w record.Window, start time.Time) (Point, *hdrhistogram.Histogram) {
 	p := Point{T: int64(w.Start.Sub(start.Truncate(time.Second)) / time.Second)}
 	h := stream.NewHist()
 	var n int64
@@ -263,5 +316,5 @@ func point(w record.Window, start time.Time) Point {
 		p.P50 = float64(h.ValueAtQuantile(50)) / 1000
 		p.P99 = float64(h.ValueAtQuantile(99)) / 1000
 	}
-	return p
+	return p, h
 }

@@ -6,7 +6,7 @@
 # the rest too. vegeta and benchstat are built by the bench from the
 # pinned tools module tools/vegeta.
 set -euo pipefail
-pkgs=(redis-server chromium libxml2-utils fonts-dejavu-core)
+pkgs=(redis-server chromium libxml2-utils fonts-dejavu-core prometheus shellcheck jq curl)
 case "${1:-}" in
   "") ;;
   --bench) pkgs+=(wrk) ;;

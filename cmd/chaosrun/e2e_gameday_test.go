@@ -142,7 +142,8 @@ func TestGameDayBrowser(t *testing.T) {
 	}
 	// The vault bulkhead's refusals show on the sheds plot, read live from
 	// the bank's /metrics.
-	br.waitFor(t, "sheds plotted by reason", `document.querySelectorAll('#plot-sheds polyline').length > 0 && document.getElementById('plot-sheds').textContent.includes('vault')`, 15*time.Second)
+	br.waitFor(t, "sheds plotted by reason", `window.gameday.charts['plot-sheds'].data.datasets.some((d) => d.label.includes('vault') && d.data.some((p) => p.y > 0))`, 15*time.Second)
+	checkPlots(t, br)
 	if shot := os.Getenv("CHAOSRUN_GAMEDAY_SCREENSHOT"); shot != "" {
 		br.screenshot(t, shot)
 	}
@@ -255,4 +256,35 @@ func TestGameDayStopCondition(t *testing.T) {
 		t.Errorf("record lacks the automatic revert: %+v", rec.Faults)
 	}
 	assertNothingLeft(t, rec)
+}
+
+// plotsReady is true when every plot of the page is a drawn chart with
+// titled axes that have ticks, a legend, and the fault window shaded.
+const plotsReady = `['plot-latency', 'plot-rate', 'plot-errors', 'plot-sheds', 'plot-ejected'].every((id) => {
+  const c = window.gameday.charts[id];
+  if (!c || !c.chartArea) return false;
+  const x = c.scales.x, y = c.scales.y;
+  const cv = document.getElementById(id), px = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+  let ink = 0;
+  for (let i = 3; i < px.length; i += 4 * 7) if (px[i] > 0) ink++;
+  return x.options.title.text === 'seconds of load' && y.options.title.text !== '' && x.ticks.length > 2 && y.ticks.length > 1 &&
+    c.legend.legendItems.length > 1 && c.options.plugins.faultShade.spans.some((s) => s.from < x.max) && ink > 500;
+})`
+
+// checkPlots checks the plots in the browser: axes with titles and ticks,
+// legends (latency's with the sliding p99 beside the per-second one), the
+// fault shaded, pixels drawn.
+func checkPlots(t *testing.T, br *browser) {
+	t.Helper()
+	br.waitFor(t, "plots with axes, legends and fault shading", plotsReady, 10*time.Second)
+	var desc string
+	br.eval(t, `Object.entries(window.gameday.charts).map(([id, c]) => id + ': x "' + c.scales.x.options.title.text + '" ' +
+	  c.scales.x.ticks.length + ' ticks, y "' + c.scales.y.options.title.text + '" ' + c.scales.y.ticks.length + ' ticks, legend [' +
+	  c.legend.legendItems.map((l) => l.text).join(', ') + ']').join('\n')`, &desc)
+	t.Logf("plots:\n%s", desc)
+	for _, want := range []string{"p50 per second", "p99 per second", "p99 over the last", "fault in force", "seconds of load", "ms (log scale)"} {
+		if !strings.Contains(desc, want) {
+			t.Errorf("plots lack %q", want)
+		}
+	}
 }

@@ -26,6 +26,7 @@ type runFlags struct {
 	quiet                 bool
 	shards                int
 	results               resultsFlags
+	export                exportFlags
 }
 
 func newRunCmd(st *State) *cobra.Command {
@@ -51,6 +52,7 @@ func newRunCmd(st *State) *cobra.Command {
 	fl.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	shardsFlag(cmd, &f.shards)
 	f.results.register(cmd, st)
+	f.export.register(cmd, st)
 	fl.StringArrayVar(&f.allow, "allow-target", nil, "let load reach this host or host:port besides loopback and the testbed's services (repeatable)")
 	return cmd
 }
@@ -66,6 +68,9 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 	}
 	results, err := f.results.settings(st)
 	if err != nil {
+		return fail(exitUsage, err)
+	}
+	if _, err := f.export.config(); err != nil {
 		return fail(exitUsage, err)
 	}
 	scs, err := loadAll(st, f, args)
@@ -167,6 +172,9 @@ func runOne(ctx context.Context, st *State, f *runFlags, eng engine, o runner.Op
 	rec, err := runner.Run(ctx, o)
 	defer rec.Close()
 	werr := report.WriteAll(dir, rec)
+	if cfg, _ := f.export.config(); cfg.Enabled() {
+		exportRun(ctx, st, "run", rec, cfg) // a failed export is reported, not a breach
+	}
 	report.Table(st.Stdout, rec)
 	printLines(st, "chaosrun run", werr)
 	fmt.Fprintf(st.Stderr, "run record: %s\n", filepath.Join(dir, "run.json"))

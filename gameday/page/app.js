@@ -1,4 +1,5 @@
-// chaosrun game day page: plain JS, no libraries, nothing from the network.
+// chaosrun game day page: plain JS and Chart.js (page/chart.min.js, served
+// from the binary); nothing from the network.
 'use strict';
 const token = new URLSearchParams(location.search).get('token') || '';
 const $ = (id) => document.getElementById(id);
@@ -139,47 +140,94 @@ function renderTimeline(tl) {
   ol.scrollTop = ol.scrollHeight;
 }
 
-const NS = 'http://www.w3.org/2000/svg';
-function plot(id, pts, keys, spans, legend) {
-  const svg = $(id);
-  svg.textContent = '';
-  if (!pts.length) return;
-  const W = 600, H = 140;
-  const t0 = pts[0].t, t1 = Math.max(pts[pts.length - 1].t, t0 + 10);
-  let ymax = 0;
-  for (const p of pts) for (const k of keys) ymax = Math.max(ymax, p[k]);
-  ymax = ymax > 0 ? ymax * 1.1 : 1;
-  const x = (t) => ((t - t0) / (t1 - t0)) * W;
-  const y = (v) => H - (v / ymax) * (H - 12);
-  for (const s of spans) {
-    const a = Math.max(x(s.from), 0), b = Math.min(x(s.to || t1 + 1), W);
-    if (b <= a) continue;
-    const r = document.createElementNS(NS, 'rect');
-    r.setAttribute('class', 'shade'); r.setAttribute('x', a); r.setAttribute('y', 0);
-    r.setAttribute('width', b - a); r.setAttribute('height', H);
-    svg.appendChild(r);
-  }
-  keys.forEach((k, i) => {
-    const p = document.createElementNS(NS, 'polyline');
-    p.setAttribute('class', 'l' + (i + 1));
-    p.setAttribute('points', pts.map((q) => x(q.t).toFixed(1) + ',' + y(q[k]).toFixed(1)).join(' '));
-    svg.appendChild(p);
-  });
-  const lab = document.createElementNS(NS, 'text');
-  lab.setAttribute('x', 4); lab.setAttribute('y', 10);
-  lab.textContent = 'max ' + (Math.round(ymax / 1.1 * 10) / 10) + (legend ? '   ' + keys.map((k, i) => '[' + (i + 1) + '] ' + k).join('  ') : '');
-  svg.appendChild(lab);
+// Plots: Chart.js line charts over seconds of load, one per panel, with
+// axis titles, units and legends; fault windows shaded by a small plugin.
+const COLORS = ['#0969da', '#d1242f', '#8250df', '#1a7f37', '#bc4c00', '#6e7781'];
+const SHADE = 'rgba(229, 79, 59, 0.16)';
+const charts = {};
+window.gameday.charts = charts;
+let loadSeconds = 0; // the X axes reach the load's elapsed time (faults after the last point show)
+
+// faultShade fills each fault window [from, to) of chart.options.plugins
+// .faultShade.spans across the plot area and names the fault at its top.
+const faultShade = {
+  id: 'faultShade',
+  beforeDatasetsDraw(chart, _args, opts) {
+    const { ctx, chartArea: a, scales: { x } } = chart;
+    ctx.save();
+    for (const s of opts.spans || []) {
+      const from = Math.max(x.getPixelForValue(s.from), a.left);
+      const to = Math.min(x.getPixelForValue(s.to || x.max), a.right);
+      if (to <= from) continue;
+      ctx.fillStyle = SHADE;
+      ctx.fillRect(from, a.top, to - from, a.bottom - a.top);
+      ctx.fillStyle = '#a01';
+      ctx.font = '10px system-ui, sans-serif';
+      ctx.fillText(s.name, from + 3, a.top + 10);
+    }
+    ctx.restore();
+  },
+};
+
+// makeChart sets up one plot: its title, the Y axis' title with the unit,
+// logY for latencies.
+function makeChart(id, title, yTitle, logY) {
+  const opts = {
+    animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true,
+    interaction: { mode: 'index', intersect: false },
+    elements: { point: { radius: 0 }, line: { borderWidth: 1.5, tension: 0 } },
+    scales: {
+      x: { type: 'linear', title: { display: true, text: 'seconds of load' }, ticks: { precision: 0, maxTicksLimit: 10 } },
+      y: { type: logY ? 'logarithmic' : 'linear', beginAtZero: !logY, title: { display: true, text: yTitle },
+        ticks: { maxTicksLimit: 6, callback: (v) => (logY && ![1, 2, 5].includes(+String(v)[0]) ? '' : fmtTick(v)) } },
+    },
+    plugins: {
+      legend: { position: 'top', align: 'end', labels: { boxWidth: 12, boxHeight: 8, font: { size: 11 } } },
+      tooltip: { callbacks: { title: (items) => items.length ? '+' + items[0].parsed.x + ' s' : '' } },
+      title: { display: true, text: title, align: 'start', font: { size: 12, weight: '600' }, padding: { top: 2, bottom: 0 } },
+      faultShade: { spans: [] },
+    },
+  };
+  charts[id] = new Chart($(id), { type: 'line', data: { datasets: [] }, options: opts, plugins: [faultShade] });
+  return charts[id];
 }
 
-// shedPoints flattens each point's sheds by reason into one key per reason.
-function shedPoints(pts) {
-  const keys = [...new Set(pts.flatMap((p) => Object.keys(p.sheds || {})))].sort().slice(0, 4);
-  const flat = pts.map((p) => {
-    const q = { t: p.t };
-    for (const k of keys) q[k] = (p.sheds || {})[k] || 0;
-    return q;
-  });
-  return [flat, keys];
+function fmtTick(v) {
+  if (v >= 1000) return (v / 1000) + 'k';
+  return String(Math.round(v * 1000) / 1000);
+}
+
+// plot sets a chart's lines (label, points key or getter) and fault spans;
+// ax is { title, y (the Y axis title), logY, integer (whole ticks) }.
+function plot(id, ax, pts, lines, spans) {
+  const logY = ax.logY;
+  const c = charts[id] || makeChart(id, ax.title, ax.y, logY);
+  if (ax.integer) c.options.scales.y.ticks.precision = 0;
+  const fault = { label: 'fault in force', data: [], backgroundColor: SHADE, borderColor: SHADE, borderWidth: 0 };
+  c.data.datasets = lines.map((l, i) => ({
+    label: l.label,
+    data: pts.map((p) => ({ x: p.t, y: yValue(typeof l.key === 'function' ? l.key(p) : p[l.key], logY) })),
+    borderColor: l.color || COLORS[i % COLORS.length],
+    backgroundColor: l.color || COLORS[i % COLORS.length],
+    borderWidth: l.width || 1.5,
+    borderDash: l.dash || [],
+  })).concat(spans.length ? [fault] : []);
+  if (pts.length) {
+    c.options.scales.x.min = pts[0].t;
+    c.options.scales.x.max = Math.ceil(Math.max(pts[pts.length - 1].t, loadSeconds - 1, pts[0].t + 10));
+  }
+  c.options.plugins.faultShade.spans = spans;
+  c.update('none');
+}
+
+// yValue keeps a log axis off zero (no samples that second).
+function yValue(v, logY) { return logY && !(v > 0) ? null : v; }
+
+// sheds are the reasons servers refused requests, most frequent first.
+function shedReasons(pts) {
+  const total = {};
+  for (const p of pts) for (const [k, v] of Object.entries(p.sheds || {})) total[k] = (total[k] || 0) + v;
+  return Object.keys(total).sort((a, b) => total[b] - total[a]).slice(0, 6);
 }
 
 function render(s) {
@@ -191,12 +239,19 @@ function render(s) {
   renderActive(s.faults || []);
   renderTimeline(s.timeline || []);
   const pts = s.points || [];
-  plot('plot-latency', pts, ['p50', 'p99'], s.spans || []);
-  plot('plot-rate', pts, ['rate'], s.spans || []);
-  plot('plot-errors', pts, ['errors'], s.spans || []);
-  const [sheds, reasons] = shedPoints(pts);
-  plot('plot-sheds', sheds, reasons, s.spans || [], true);
-  plot('plot-ejected', pts, ['ejected'], s.spans || []);
+  const spans = s.spans || [];
+  loadSeconds = s.elapsed || 0;
+  const slide = meta ? meta.slide : 'window';
+  plot('plot-latency', { title: 'Latency', y: 'ms (log scale)', logY: true }, pts, [
+    { label: 'p50 per second', key: 'p50', color: '#0969da', width: 1 },
+    { label: 'p99 per second', key: 'p99', color: '#d1242f', width: 1, dash: [3, 2] },
+    { label: 'p99 over the last ' + slide, key: 'p99w', color: '#8250df', width: 2.5 },
+  ], spans);
+  plot('plot-rate', { title: 'Request rate', y: 'requests / s' }, pts, [{ label: 'requests/s', key: 'rate' }], spans);
+  plot('plot-errors', { title: 'Errors', y: 'failed requests / s' }, pts, [{ label: 'failed requests/s', key: 'errors', color: '#d1242f' }], spans);
+  plot('plot-sheds', { title: "Sheds by reason (targets' /metrics)", y: 'refused / s' }, pts,
+    shedReasons(pts).map((r) => ({ label: r, key: (p) => (p.sheds || {})[r] || 0 })), spans);
+  plot('plot-ejected', { title: 'Ejected replicas (smart clients)', y: 'replicas', integer: true }, pts, [{ label: 'ejected replicas', key: 'ejected', color: '#bc4c00' }], spans);
 }
 
 function connect() {
