@@ -104,7 +104,7 @@ func resolveProxyRefs(run *record.Run, m Metric) (Metric, error) {
 	return out, nil
 }
 
-func aggregateScrapes(run *record.Run, m Metric, rng Range, agg Agg) (result, error) {
+func aggregateScrapes(run *record.Run, m Metric, rng Range, agg record.Agg) (result, error) {
 	m, err := resolveProxyRefs(run, m)
 	if err != nil {
 		return result{}, err
@@ -152,9 +152,9 @@ func aggregateScrapes(run *record.Run, m Metric, rng Range, agg Agg) (result, er
 			inc += increase(series[id])
 		}
 		switch agg.Func {
-		case AggSum, AggCount:
+		case record.AggSum, record.AggCount:
 			res.value = inc
-		case AggRate:
+		case record.AggRate:
 			secs := rng.To.Sub(rng.From).Seconds()
 			if secs <= 0 {
 				return res, fmt.Errorf("rate of %s: %s is empty", m, rng.Desc)
@@ -176,13 +176,13 @@ func aggregateScrapes(run *record.Run, m Metric, rng Range, agg Agg) (result, er
 		}
 	}
 	switch agg.Func {
-	case AggMin:
+	case record.AggMin:
 		res.value = lo
-	case AggMax:
+	case record.AggMax:
 		res.value = hi
-	case AggAvg:
+	case record.AggAvg:
 		res.value = sum / float64(readings)
-	case AggCount:
+	case record.AggCount:
 		res.value = float64(readings)
 	default:
 		return res, fmt.Errorf("%s is not defined for %s, a gauge read from /metrics (allowed: min, max, avg, count)", agg, m.Name)

@@ -10,7 +10,6 @@ import (
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 // SLO states of an assertion check over the sliding window.
@@ -242,7 +241,7 @@ func (l *live) points(max int) []Point {
 
 func point(w record.Window, start time.Time) Point {
 	p := Point{T: int64(w.Start.Sub(start.Truncate(time.Second)) / time.Second)}
-	h := stream.NewHist()
+	h := record.NewHist()
 	var n int64
 	for _, s := range w.Series {
 		switch s.Metric {
@@ -250,7 +249,7 @@ func point(w record.Window, start time.Time) Point {
 			if s.Hist == "" {
 				continue
 			}
-			if sh, err := stream.DecodeHist(s.Hist); err == nil {
+			if sh, err := record.DecodeHist(s.Hist); err == nil {
 				h.Merge(sh)
 				n += s.Count
 			}

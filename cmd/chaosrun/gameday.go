@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/gameday"
+	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/report"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
@@ -126,7 +127,7 @@ func cmdGameday(ctx context.Context, st *State, args []string) int {
 		name  string
 		write func(string) error
 	}{
-		{"run.json", func(p string) error { return report.WriteJSON(p, rec) }},
+		{"run.json", func(p string) error { return record.WriteJSON(p, rec) }},
 		{"summary.md", func(p string) error { return report.WriteMarkdown(p, rec) }},
 		{"report.html", func(p string) error { return report.WriteHTML(p, rec) }},
 	} {

@@ -193,7 +193,7 @@ func cmdRun(ctx context.Context, st *State, args []string) int {
 		// Kept for the combined report without their windows, which are
 		// read from the file again when needed: memory stays flat in the
 		// catalog's length.
-		if rec, err := report.OpenJSON(filepath.Join(*outDir, sc.Name, "run.json")); err == nil {
+		if rec, err := record.OpenJSON(filepath.Join(*outDir, sc.Name, "run.json")); err == nil {
 			done = append(done, rec)
 		}
 		if *totalTimeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -263,7 +263,7 @@ func runOne(ctx context.Context, st *State, sc *scenario.Scenario, rs runSetting
 	})
 	defer rec.Close()
 	var writeErrs []string
-	if werr := report.WriteJSON(filepath.Join(dir, "run.json"), rec); werr != nil {
+	if werr := record.WriteJSON(filepath.Join(dir, "run.json"), rec); werr != nil {
 		writeErrs = append(writeErrs, werr.Error())
 	}
 	if werr := report.WriteMarkdown(filepath.Join(dir, "summary.md"), rec); werr != nil {

@@ -183,7 +183,7 @@ func (sp Spilled) EachWindow(f func(record.Window) error) error {
 		}
 		parts = append(parts, held[k]...)
 		if len(parts) > 1 {
-			merged, err := MergeWindows(parts)
+			merged, err := record.MergeWindows(parts)
 			if err != nil {
 				return fmt.Errorf("window log: %w", err)
 			}
