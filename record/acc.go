@@ -120,15 +120,12 @@ type Acc struct {
 // histogram is bad or missing gives the histogram's error, its other
 // figures added.
 func (a *Acc) Add(s Series) error {
-	if a.seen && s.Kind != a.kind {
-		return &MixedKindsError{a.kind, s.Kind}
-	}
-	a.seen, a.kind = true, s.Kind
-	a.count += s.Count
-	a.sum += s.Sum
-	a.nonZero += s.NonZero
+	one := Acc{kind: s.Kind, seen: true, count: s.Count, sum: s.Sum, nonZero: s.NonZero}
 	if s.Count > 0 || s.Kind == Gauge {
-		a.widen(s.Min, s.Max)
+		one.widen(s.Min, s.Max)
+	}
+	if err := a.Merge(&one); err != nil {
+		return err
 	}
 	if a.Quantiles && s.Kind == Trend && s.Count > 0 {
 		return a.hist.AddEncoded(s.Hist)
