@@ -143,12 +143,11 @@ func aggregateWindows(run *record.Run, m Metric, rng Range, agg record.Agg) (res
 			if !m.Matches(s) {
 				continue
 			}
-			err := acc.Add(s)
-			var mixed *record.MixedKindsError
-			switch {
-			case errors.As(err, &mixed):
-				return fmt.Errorf("%s matches %w; narrow the tag filter", m, err)
-			case err != nil:
+			if err := acc.Add(s); err != nil {
+				var mixed *record.MixedKindsError
+				if errors.As(err, &mixed) {
+					return fmt.Errorf("%s matches %w; narrow the tag filter", m, err)
+				}
 				histErr = errors.Join(histErr, fmt.Errorf("%s at %s: %w", m, w.Start.Format("15:04:05"), err))
 			}
 		}

@@ -124,7 +124,7 @@ func (a *Acc) Add(s Series) error {
 	if s.Count > 0 || s.Kind == Gauge {
 		one.widen(s.Min, s.Max)
 	}
-	if err := a.Merge(&one); err != nil {
+	if err := a.mergeFigures(&one); err != nil {
 		return err
 	}
 	if a.Quantiles && s.Kind == Trend && s.Count > 0 {
@@ -136,6 +136,17 @@ func (a *Acc) Add(s Series) error {
 // Merge adds what b accumulated; b is left as it was. Its histograms are
 // added when a keeps them.
 func (a *Acc) Merge(b *Acc) error {
+	if err := a.mergeFigures(b); err != nil {
+		return err
+	}
+	if a.Quantiles && b.seen {
+		return a.hist.Merge(&b.hist)
+	}
+	return nil
+}
+
+// mergeFigures adds b's figures, all but its histograms.
+func (a *Acc) mergeFigures(b *Acc) error {
 	if !b.seen {
 		return nil
 	}
@@ -148,9 +159,6 @@ func (a *Acc) Merge(b *Acc) error {
 	a.nonZero += b.nonZero
 	if b.haveMinMax {
 		a.widen(b.min, b.max)
-	}
-	if a.Quantiles {
-		return a.hist.Merge(&b.hist)
 	}
 	return nil
 }
