@@ -30,7 +30,7 @@ type WindowSet struct {
 	windows map[int64]*setWindow
 }
 
-// setWindow is one second's series keyed by SeriesKey.
+// setWindow is one second's series keyed by seriesKey.
 type setWindow struct {
 	start  time.Time
 	series map[string]*Series
@@ -48,21 +48,18 @@ func (ws *WindowSet) Add(w Window) error {
 	}
 	for i := range w.Series {
 		s := w.Series[i]
-		key := SeriesKey(&s)
+		key := seriesKey(&s)
 		old := sw.series[key]
 		if old == nil {
 			sw.series[key] = &s
 			continue
 		}
-		if err := MergeSeries(old, &s); err != nil {
+		if err := mergeSeries(old, &s); err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-// Len is the number of distinct window starts held.
-func (ws *WindowSet) Len() int { return len(ws.windows) }
 
 // Windows copies the windows out, sorted by start, their series by key.
 func (ws *WindowSet) Windows() []Window {
@@ -121,8 +118,8 @@ func (w *setWindow) window() Window {
 	return out
 }
 
-// SeriesKey identifies a series within a window: its metric, kind and tags.
-func SeriesKey(s *Series) string {
+// seriesKey identifies a series within a window: its metric, kind and tags.
+func seriesKey(s *Series) string {
 	names := make([]string, 0, len(s.Tags))
 	for k := range s.Tags {
 		names = append(names, k)
@@ -141,10 +138,10 @@ func SeriesKey(s *Series) string {
 	return b.String()
 }
 
-// MergeSeries folds b into a: the same metric, kind and tags in the same
+// mergeSeries folds b into a: the same metric, kind and tags in the same
 // second. Counts and sums add, extremes widen, Last is b's, histograms
 // merge exactly (widening the range when b's exceeds a's).
-func MergeSeries(a, b *Series) error {
+func mergeSeries(a, b *Series) error {
 	if b.Count == 0 {
 		return nil
 	}
