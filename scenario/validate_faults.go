@@ -293,6 +293,7 @@ func applyDefaults(s *Scenario) {
 			svc.Health = "/healthz"
 		}
 	}
+	s.Workload.applyDefaults()
 	for i := range s.Faults {
 		f := &s.Faults[i]
 		if f.Direction == "" {
