@@ -179,3 +179,53 @@ func report(b *testing.B, cpu, wall time.Duration, dropped float64) {
 	b.ReportMetric(dropped, "dropped")
 	b.ReportMetric(0, "ns/op")
 }
+
+// TestRateCeiling steps the native engine's open-model rate against the
+// server process and logs, for each rate, what was sent, dropped and the
+// CPU per request. It generates heavy load: it runs only when
+// CHAOSRUN_NATIVE_CEILING lists the rates (e.g. "10000,20000,30000"), under
+// the machine's heavy-test lock. `go run ./bench` measures the same
+// against k6 and vegeta in one run.
+func TestRateCeiling(t *testing.T) {
+	rates := os.Getenv("CHAOSRUN_NATIVE_CEILING")
+	if rates == "" {
+		t.Skip("set CHAOSRUN_NATIVE_CEILING=RATE,RATE,… to step the open-model rate")
+	}
+	url := serverURL(t)
+	for _, f := range strings.Split(rates, ",") {
+		rate, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, smart := range []bool{false, true} {
+			st := Stream{Name: "ceiling", Targets: []string{url}, Method: "GET", Path: "/", Timeout: 5 * time.Second,
+				Arrival: arrival.Constant(rate, 0, 4*time.Second)}
+			if smart {
+				st.Path = "/?key={key}"
+				st.Keys = map[string]Keys{"key": {Config: keys.Config{Kind: keys.Zipf, N: 1 << 20, S: 1.1, HotKeys: 100, Seed: 1}, Prefix: "k"}}
+				st.Tags = map[string]string{"key_class": "{key.class}"}
+				cfg := client.Defaults(client.ModelSmart)
+				cfg.Deadline = 2 * time.Second
+				st.Client = &Client{Config: cfg, Tier: "critical", Headers: client.DefaultHeaderNames}
+			}
+			out := &memOut{}
+			cpu0 := cpuTime()
+			if _, err := Run(context.Background(), Spec{Streams: []Stream{st}}, Shard{}, out); err != nil {
+				t.Fatal(err)
+			}
+			cpu := cpuTime() - cpu0
+			var sent, dropped float64
+			for _, w := range out.windows {
+				for _, s := range w.Series {
+					switch s.Metric {
+					case "http_reqs":
+						sent += s.Sum
+					case "dropped_iterations":
+						dropped += s.Sum
+					}
+				}
+			}
+			t.Logf("rate %6.0f/s smart+zipf %-5v: sent %6.0f dropped %5.0f, %.1f µs CPU/request", rate, smart, sent, dropped, float64(cpu.Microseconds())/max(sent, 1))
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package native
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -77,5 +79,32 @@ func TestFromScenarioK6(t *testing.T) {
 	}
 	if _, err := FromScenario(sc, func(string) ([]string, error) { return []string{"http://x"}, nil }); err == nil || !strings.Contains(err.Error(), "engine k6") {
 		t.Errorf("err = %v, want one naming engine k6", err)
+	}
+}
+
+// TestSpecJSON checks that a spec survives JSON, as a harness hands it to
+// a load process.
+func TestSpecJSON(t *testing.T) {
+	sc, err := scenario.Load("../../scenario/testdata/good/native.yaml", scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := FromScenario(sc, func(s string) ([]string, error) { return []string{"http://" + s + ".test:80"}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Spec
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, spec) {
+		t.Errorf("spec changed through JSON:\n%+v\n%+v", back, spec)
+	}
+	if err := back.Validate(); err != nil {
+		t.Error(err)
 	}
 }
