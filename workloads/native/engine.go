@@ -55,12 +55,13 @@ const Version = "chaosrun-native v0.1.0"
 func Hello() stream.Hello { return stream.Hello{Extension: Version} }
 
 // Transport returns an HTTP transport for load: no compression, no HTTP/2,
-// and as many idle connections per host as there may be requests in flight.
+// at most conns connections per host, all kept open when idle.
 func Transport(conns int) *http.Transport {
 	return &http.Transport{
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        0,
+		MaxConnsPerHost:     conns,
 		MaxIdleConnsPerHost: conns,
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
@@ -109,7 +110,6 @@ type engine struct {
 	workers sync.WaitGroup
 	recMu   sync.Mutex
 	recs    []*recorder
-	seed    string
 	grace   time.Duration
 	drops   *recorder
 	rt      http.RoundTripper
@@ -124,18 +124,16 @@ func newEngine(spec Spec, shard Shard, out Output, opts Options) (*engine, error
 	if e.opts.FlushEvery <= 0 {
 		e.opts.FlushEvery = 250 * time.Millisecond
 	}
-	conns := 0
 	for i := range spec.Streams {
 		l, err := compileLane(&spec.Streams[i], i, shard.Count)
 		if err != nil {
 			return nil, fmt.Errorf("native workload: stream %q: %w", spec.Streams[i].Name, err)
 		}
 		e.lanes = append(e.lanes, l)
-		conns += int(l.nworkers)
 	}
 	e.rt = opts.Transport
 	if e.rt == nil {
-		e.ownsRT = Transport(conns)
+		e.ownsRT = Transport(spec.connections(shard.Count))
 		e.rt = e.ownsRT
 	}
 	e.col = newCollector(e.lanes, out)

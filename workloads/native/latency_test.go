@@ -110,3 +110,34 @@ func TestIdleLatency(t *testing.T) {
 		t.Errorf("p50 %.3f ms against a server that answers at once", p50)
 	}
 }
+
+// TestConnectionBound bounds the connections to the server at 20: it never
+// sees more requests at once, the ones beyond wait in the client, and that
+// wait counts in their latency.
+func TestConnectionBound(t *testing.T) {
+	var mu sync.Mutex
+	cur, peak := 0, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		cur++
+		peak = max(peak, cur)
+		mu.Unlock()
+		time.Sleep(200 * time.Millisecond)
+		mu.Lock()
+		cur--
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	spec := Spec{Connections: 20, Streams: []Stream{{Name: "s", Targets: []string{srv.URL}, Method: "GET", Path: "/", Timeout: 5 * time.Second,
+		Arrival: arrival.Constant(200, 0, time.Second), Workers: 300}}}
+	sum := runToStream(t, spec, Shard{})
+	_, sent := total(sum, "http_reqs", nil)
+	_, dropped := total(sum, "dropped_iterations", nil)
+	if sent != 200 || dropped != 0 || peak > 20 {
+		t.Errorf("sent %v dropped %v, the server saw %d at once; want 200, 0 and at most 20", sent, dropped, peak)
+	}
+	// 20 connections serve 100 requests/s: the last ones wait about 1 s.
+	if p := quantile(t, sum, "http_req_duration", nil, 99); p < 800 {
+		t.Errorf("p99 %.0f ms: the wait for a connection is missing from latency", p)
+	}
+}

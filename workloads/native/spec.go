@@ -23,6 +23,12 @@ type Spec struct {
 	// Grace is how long requests in flight when the schedule ends may
 	// finish; default 5 s (k6's gracefulStop in the catalog's scripts).
 	Grace time.Duration `json:"grace,omitempty"`
+	// Connections bounds the connections to one host: a request beyond it
+	// waits in the client for one (the wait counts in its latency). It
+	// keeps a hiccup from turning into a storm of new connections at high
+	// rates. Default: 50 ms of the streams' peak rates, at least 256 and
+	// at most their workers.
+	Connections int `json:"connections,omitempty"`
 }
 
 // Stream is one named request stream: what to send, to where, on which
@@ -131,8 +137,8 @@ func (s *Spec) Validate() error {
 			return fmt.Errorf("native workload: stream %q: %w", st.Name, err)
 		}
 	}
-	if s.Grace < 0 {
-		return fmt.Errorf("native workload: grace %s is negative", s.Grace)
+	if s.Grace < 0 || s.Connections < 0 {
+		return fmt.Errorf("native workload: grace %s, connections %d: want neither negative", s.Grace, s.Connections)
 	}
 	return nil
 }
@@ -187,6 +193,20 @@ func (st *Stream) validate() error {
 func validMethod(m string) bool {
 	return slices.Contains([]string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
 		http.MethodPatch, http.MethodDelete, http.MethodOptions}, m)
+}
+
+// connections is the per-host connection bound of one of n shards.
+func (s *Spec) connections(n int) int {
+	if s.Connections > 0 {
+		return s.Connections
+	}
+	var peak float64
+	workers := 0
+	for i := range s.Streams {
+		peak += s.Streams[i].Arrival.Peak() / float64(n)
+		workers += s.Streams[i].workers(n)
+	}
+	return min(max(int(peak*0.05), 256), workers)
 }
 
 // workers is the stream's worker count for one of n shards.
