@@ -86,6 +86,11 @@ type Workload struct {
 	// Streams are a native workload's request streams, by name (the
 	// scenario tag of their series).
 	Streams map[string]*Stream `yaml:"streams,omitempty" json:"streams,omitempty"`
+	// Connections bounds the native engine's connections to one service
+	// instance; requests beyond it wait in the client, and the wait counts
+	// in their latency. Default: 50 ms of the streams' peak rates, at
+	// least 256.
+	Connections int `yaml:"connections,omitempty" json:"connections,omitempty" jsonschema:"minimum=1,maximum=100000"`
 
 	// StreamOrder lists stream names as they appear in the file.
 	StreamOrder []string `yaml:"-" json:"-"`

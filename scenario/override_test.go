@@ -66,7 +66,7 @@ func TestApplyErrors(t *testing.T) {
 		{"bnak.bulkheads=off", `--set bnak.bulkheads=off: unknown service "bnak" (allowed: ledger, vault, bank, workload, faults, seed, timeout)`},
 		{"bank.replicas=two", `--set bank.replicas=two: bank.replicas: want an integer, got "two"`},
 		{"workload.duration=30", `--set workload.duration=30: workload.duration: want a duration like 20s or 1m30s, got 30: a bare number has no unit (write 30s or 30ms)`},
-		{"workload.rate=3", `--set workload.rate=3: unknown workload key "workload.rate" (allowed: workload.duration, workload.script, workload.params.KEY, workload.engine, workload.streams.NAME.KEY)`},
+		{"workload.rate=3", `--set workload.rate=3: unknown workload key "workload.rate" (allowed: workload.duration, workload.script, workload.params.KEY, workload.engine, workload.connections, workload.streams.NAME.KEY)`},
 		{"seed=x", `--set seed=x: seed: want an integer, got "x"`},
 		{"faults.nope.start=1s", `--set faults.nope.start=1s: unknown fault "nope" (allowed: slow-vault)`},
 		{"faults.slow-vault.edge=a->b", `--set faults.slow-vault.edge=a->b: unknown fault key "edge" (allowed: start, duration, direction, toxicity, attributes.KEY)`},
@@ -143,7 +143,7 @@ func TestApplyStreams(t *testing.T) {
 	sets := []string{"workload.streams.cash.rate=15", "workload.streams.check.arrival.start=2s", "workload.streams.check.timeout=1s",
 		"workload.streams.check.client.model=naive", "workload.streams.check.client.retries=0", "workload.streams.cash.client.deadline=1s",
 		"workload.streams.read.keys.pk.n=300", "workload.streams.read.tags.caller=reader-9", "workload.streams.check.headers.X-Caller=rogue",
-		"workload.streams.flood.workers=10", "workload.streams.flood.arrival.duration=5s", "workload.engine=native"}
+		"workload.streams.flood.workers=10", "workload.streams.flood.arrival.duration=5s", "workload.engine=native", "workload.connections=64"}
 	if err := Apply(s, sets); err != nil {
 		t.Fatal(err)
 	}
@@ -161,8 +161,8 @@ func TestApplyStreams(t *testing.T) {
 		t.Errorf("clients %+v %+v", check.Client, cash.Client)
 	case read.Keys["pk"].N != 300 || read.Tags["caller"] != "reader-9" || check.Headers["X-Caller"] != "rogue":
 		t.Errorf("read %+v, check headers %v", read, check.Headers)
-	case flood.Workers != 10 || flood.Arrival.Duration.Std() != 5*time.Second:
-		t.Errorf("flood %+v", flood)
+	case flood.Workers != 10 || flood.Arrival.Duration.Std() != 5*time.Second || w.Connections != 64:
+		t.Errorf("flood %+v, connections %d", flood, w.Connections)
 	}
 	bad := []struct{ set, want string }{
 		{"workload.streams.nope.rate=1", `--set workload.streams.nope.rate=1: unknown stream "nope" (allowed: check, cash, read, overload, flood)`},

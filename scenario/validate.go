@@ -289,6 +289,9 @@ func (v *validator) k6Workload() {
 	if len(w.Streams) > 0 {
 		v.keyErrf("workload.streams", "", "a k6 workload runs its script; streams are for the native engine (remove engine: and script:, or the streams)")
 	}
+	if w.Connections != 0 {
+		v.keyErrf("workload.connections", "", "connections bounds the native engine's; a k6 script sets its own")
+	}
 	if v.ok("workload.targets") && len(w.Targets) == 0 {
 		v.errf("workload.targets", allowedList(v.s.serviceNames()), "at least one target service is required")
 	}

@@ -31,6 +31,9 @@ func (v *validator) nativeWorkload() {
 		v.keyErrf("workload.params", "", "params are a k6 script's environment; the native engine runs streams:")
 	}
 	v.targets()
+	if v.ok("workload.connections") && (w.Connections < 0 || w.Connections > 100000) {
+		v.errf("workload.connections", "1 to 100000 (0: from the rates)", "connections %d out of range", w.Connections)
+	}
 	if !v.ok("workload.streams") {
 		return
 	}

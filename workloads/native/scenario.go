@@ -18,7 +18,7 @@ func FromScenario(sc *scenario.Scenario, urls func(service string) ([]string, er
 		return Spec{}, fmt.Errorf("native workload: %s runs on engine %s", sc.Name, w.EngineName())
 	}
 	seed := uint64(sc.Seed)
-	spec := Spec{Seed: seed}
+	spec := Spec{Seed: seed, Connections: w.Connections}
 	load := w.Duration.Std()
 	for _, name := range w.StreamOrder {
 		st := w.Streams[name]
