@@ -209,8 +209,9 @@ func TestRateCeiling(t *testing.T) {
 				st.Client = &Client{Config: cfg, Tier: "critical", Headers: client.DefaultHeaderNames}
 			}
 			out := &memOut{}
+			conns, _ := strconv.Atoi(os.Getenv("CHAOSRUN_NATIVE_CONNS")) // 0: the default
 			cpu0 := cpuTime()
-			if _, err := Run(context.Background(), Spec{Streams: []Stream{st}}, Shard{}, out); err != nil {
+			if _, err := Run(context.Background(), Spec{Streams: []Stream{st}, Connections: conns}, Shard{}, out); err != nil {
 				t.Fatal(err)
 			}
 			cpu := cpuTime() - cpu0
