@@ -80,6 +80,21 @@ func (c *Client) HeaderNames() client.HeaderNames {
 	return h
 }
 
+// oneOf reports whether the value at p is one of allowed, reporting it
+// missing or unknown (what names it) when it is not.
+func (v *validator) oneOf(p, value string, allowed []string, what string) bool {
+	switch {
+	case slices.Contains(allowed, value):
+		return true
+	case !v.ok(p):
+	case value == "":
+		v.missing(p, allowedList(allowed))
+	default:
+		v.errf(p, allowedList(allowed), "unknown %s %q", what, value)
+	}
+	return false
+}
+
 // keyStreams checks a stream's key streams.
 func (v *validator) keyStreams(p string, ks map[string]*KeyStream) {
 	for _, name := range sortedKeys(ks) {
@@ -92,17 +107,9 @@ func (v *validator) keyStreams(p string, ks map[string]*KeyStream) {
 			v.missing(kp+".kind", allowedList(keys.Kinds))
 			continue
 		}
-		if !v.ok(kp+".kind") || !slices.Contains(keys.Kinds, k.Kind) {
-			if v.ok(kp + ".kind") {
-				if k.Kind == "" {
-					v.missing(kp+".kind", allowedList(keys.Kinds))
-				} else {
-					v.errf(kp+".kind", allowedList(keys.Kinds), "unknown key stream kind %q", k.Kind)
-				}
-			}
-			continue
+		if v.oneOf(kp+".kind", k.Kind, keys.Kinds, "key stream kind") {
+			v.keyStream(kp, k)
 		}
-		v.keyStream(kp, k)
 	}
 }
 
@@ -169,14 +176,7 @@ func (v *validator) client(p string, c *Client) {
 	if c == nil || !v.ok(p) {
 		return
 	}
-	if !slices.Contains(client.Models, c.Model) {
-		if v.ok(p + ".model") {
-			if c.Model == "" {
-				v.missing(p+".model", allowedList(client.Models))
-			} else {
-				v.errf(p+".model", allowedList(client.Models), "unknown client model %q", c.Model)
-			}
-		}
+	if !v.oneOf(p+".model", c.Model, client.Models, "client model") {
 		return
 	}
 	before := len(v.errs)

@@ -156,21 +156,26 @@ func benchNative(b *testing.B, url string, smart bool) {
 	if _, err := Run(context.Background(), Spec{Streams: []Stream{st}}, Shard{}, out); err != nil {
 		b.Fatal(err)
 	}
-	var dropped, sent float64
-	for _, w := range out.windows {
-		for _, s := range w.Series {
-			switch s.Metric {
-			case "dropped_iterations":
-				dropped += s.Sum
-			case "http_reqs":
-				sent += s.Sum
-			}
-		}
-	}
+	sent, dropped := out.sentDropped()
 	report(b, cpuTime()-cpu0, time.Since(t0), dropped)
 	if int(sent+dropped) != b.N {
 		b.Errorf("%v sent + %v dropped of %d arrivals", sent, dropped, b.N)
 	}
+}
+
+// sentDropped sums http_reqs and dropped_iterations over what was written.
+func (m *memOut) sentDropped() (sent, dropped float64) {
+	for _, w := range m.windows {
+		for _, s := range w.Series {
+			switch s.Metric {
+			case "http_reqs":
+				sent += s.Sum
+			case "dropped_iterations":
+				dropped += s.Sum
+			}
+		}
+	}
+	return sent, dropped
 }
 
 func report(b *testing.B, cpu, wall time.Duration, dropped float64) {
@@ -215,17 +220,7 @@ func TestRateCeiling(t *testing.T) {
 				t.Fatal(err)
 			}
 			cpu := cpuTime() - cpu0
-			var sent, dropped float64
-			for _, w := range out.windows {
-				for _, s := range w.Series {
-					switch s.Metric {
-					case "http_reqs":
-						sent += s.Sum
-					case "dropped_iterations":
-						dropped += s.Sum
-					}
-				}
-			}
+			sent, dropped := out.sentDropped()
 			t.Logf("rate %6.0f/s smart+zipf %-5v: sent %6.0f dropped %5.0f, %.1f µs CPU/request", rate, smart, sent, dropped, float64(cpu.Microseconds())/max(sent, 1))
 		}
 	}
