@@ -165,7 +165,7 @@ func TestReceiverOneStream(t *testing.T) {
 		t.Fatalf("first: %+v", got)
 	}
 	for _, tc := range []struct{ name, hello, want string }{
-		{"second stream", hello("s3cret"), "already streams"},
+		{"second stream", hello("s3cret"), "connection 1 already stream(s) to this receiver, which reads 1 at a time"},
 		{"no token", hello(""), "has no token"},
 		{"wrong token", hello("guess"), "wrong token"},
 		{"no hello", w(1), "not a hello"},
@@ -251,5 +251,44 @@ func TestReceiverLongLinesBounded(t *testing.T) {
 	}
 	if sum.Refused != 7 || sum.Streams != 1 || !sum.Ended || len(sum.Windows) != 1 || sum.Malformed != 1 {
 		t.Fatalf("refused %d, %d streams, ended %v, %d windows, %d malformed", sum.Refused, sum.Streams, sum.Ended, len(sum.Windows), sum.Malformed)
+	}
+}
+
+// TestReceiverSeveralStreams: a receiver for N streams (N load processes
+// sending to one address) reads N side by side, refuses one more, and has
+// ended once all N sent their end.
+func TestReceiverSeveralStreams(t *testing.T) {
+	defer func(d time.Duration) { handoverWait = d }(handoverWait)
+	handoverWait = 200 * time.Millisecond
+	r, err := ListenWith(context.Background(), Config{Token: "s3cret", Streams: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var streams []*client
+	for range 2 {
+		cl := dialClient(t, r.Addr(), nil)
+		cl.send(t, hello("s3cret"), oneWindow)
+		if got := cl.reply(t); got.Type != "welcome" {
+			t.Fatalf("stream %d: %+v", len(streams)+1, got)
+		}
+		streams = append(streams, cl)
+	}
+	third := dialClient(t, r.Addr(), nil)
+	third.send(t, hello("s3cret"), oneWindow)
+	if got := third.reply(t); got.Type != "refused" || !strings.Contains(got.Error, "connections 1, 2 already stream(s) to this receiver, which reads 2 at a time") {
+		t.Fatalf("third: %+v", got)
+	}
+	streams[0].send(t, endLine)
+	if r.WaitEnded(300 * time.Millisecond) {
+		t.Fatal("ended after one of two ends")
+	}
+	streams[1].send(t, endLine)
+	if !r.WaitEnded(5 * time.Second) {
+		t.Fatal("not ended after both ends")
+	}
+	r.Close()
+	if sum := r.Summary(); sum.Streams != 2 || sum.Refused != 1 || len(sum.Windows) != 1 || sum.Windows[0].Series[0].Count != 6 {
+		t.Fatalf("%d streams, %d refused, windows %+v", sum.Streams, sum.Refused, sum.Windows)
 	}
 }

@@ -112,12 +112,15 @@ func DecodeFile(path string) (Summary, error) {
 
 // state accumulates decoded messages; its owner synchronises access.
 type state struct {
-	hello     Hello
-	windows   record.WindowSet
-	ended     bool
-	dropped   int64
-	malformed int
-	errs      []error
+	hello   Hello
+	windows record.WindowSet
+	ended   bool
+	// ends counts end messages; ended is set once there are wantEnds of
+	// them (at least one).
+	ends, wantEnds int
+	dropped        int64
+	malformed      int
+	errs           []error
 	// onWindow, if set, sees every window message as it arrives.
 	onWindow func(record.Window)
 	// pending holds window messages for onWindow until the lock is released.
@@ -255,7 +258,8 @@ func (st *state) handle(line []byte) error {
 		if e.Dropped < 0 {
 			return fmt.Errorf("end: dropped %d is negative", e.Dropped)
 		}
-		st.ended = true
+		st.ends++
+		st.ended = st.ends >= max(st.wantEnds, 1)
 		st.dropped += e.Dropped
 	default:
 		return fmt.Errorf("unknown message type %q; allowed: hello, window, end", e.Type)

@@ -141,10 +141,10 @@ func FuzzReceiver(f *testing.F) {
 			if sum := r.Summary(); sum.Streams+sum.Refused == len(conns) {
 				break
 			}
-			if i == 5000 {
+			if i == 50000 {
 				t.Fatalf("%d connections, %+v", len(conns), brief(r.Summary()))
 			}
-			time.Sleep(time.Millisecond)
+			time.Sleep(100 * time.Microsecond)
 		}
 		t0 := time.Now()
 		if err := r.Close(); err != nil {

@@ -10,7 +10,9 @@ import (
 	"io"
 	"maps"
 	"net"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,14 +46,19 @@ type Config struct {
 	// Keep, when set, says which metrics to keep; the others are dropped
 	// as they arrive.
 	Keep func(metric string) bool
+	// Streams is how many streams the receiver reads side by side, and
+	// how many ends make it Ended (0 is 1): N for N load processes that
+	// send to one address (a k6-operator TestRun with parallelism N). The
+	// bounds on connections waiting for their hello grow by as many.
+	Streams int
 }
 
-// Receiver accepts the output's connections and reads one stream: the
-// connection whose hello carries the token. Connections wait for their
-// hello within bounds (helloTimeout, maxHello, maxPending,
-// maxPendingPerSource); a second stream while one runs, or one after the
-// end, is refused. Only the stream's lines reach the summary; every
-// refusal is counted there.
+// Receiver accepts the output's connections and reads its stream (or
+// Config.Streams of them): connections whose hello carries the token.
+// Connections wait for their hello within bounds (helloTimeout, maxHello,
+// maxPending, maxPendingPerSource); a stream beyond those it reads at a
+// time, or one after the end, is refused. Only the streams' lines reach
+// the summary; every refusal is counted there.
 type Receiver struct {
 	ln        net.Listener
 	token     []byte
@@ -62,13 +69,14 @@ type Receiver struct {
 	conns   map[net.Conn]struct{}
 	nconn   int
 	waiting waitingSet
-	// stream is the number of the connection read as the stream (0:
-	// none); streamDone is closed when it ends. streams counts the
-	// connections let in as the stream.
-	stream      int
-	streamDone  chan struct{}
+	// active are the connections read as streams, at most want of them;
+	// freed is closed (and replaced) when one ends. streams counts the
+	// connections let in as streams.
+	want        int
+	active      map[int]bool
+	freed       chan struct{}
 	streams     int
-	endedBy     int // the connection that sent the end
+	endedBy     int // the connection that sent the (last) end
 	refused     int
 	refusedBy   map[string]int
 	refusedErrs []error
@@ -111,7 +119,9 @@ func ListenWith(ctx context.Context, cfg Config) (*Receiver, error) {
 		ln = tls.NewListener(ln, cfg.TLS)
 	}
 	r := &Receiver{ln: ln, onRefused: cfg.OnRefused, conns: make(map[net.Conn]struct{}), refusedBy: make(map[string]int),
+		want: max(cfg.Streams, 1), active: make(map[int]bool), freed: make(chan struct{}),
 		started: make(chan struct{}), endedCh: make(chan struct{}), stop: make(chan struct{})}
+	r.waiting.extra, r.st.wantEnds = r.want-1, r.want
 	if cfg.Token != "" {
 		r.token = []byte(cfg.Token)
 	}
@@ -358,10 +368,11 @@ func (r *Receiver) admit(c net.Conn, n int, br *bufio.Reader) ([]byte, bool, *re
 	return hello, answers, r.claim(n)
 }
 
-// claim makes connection n the stream: one at a time, none after the end.
-// A stream that comes while another runs waits up to handoverWait for it
-// to end (an output that reconnects after a failed write closed the old
-// connection first), then is refused: its windows would count twice.
+// claim makes connection n a stream: as many at a time as the receiver
+// reads, none after the end. A stream that comes while they all run waits
+// up to handoverWait for one to end (an output that reconnects after a
+// failed write closed the old connection first), then is refused: its
+// windows would count twice.
 func (r *Receiver) claim(n int) *refusal {
 	timer := time.NewTimer(handoverWait)
 	defer timer.Stop()
@@ -375,29 +386,42 @@ func (r *Receiver) claim(n int) *refusal {
 			by := r.endedBy
 			r.mu.Unlock()
 			return refuseAs(reasonAfterEnd, "the stream already ended (connection %d sent its end)", by)
-		case r.stream == 0:
-			r.stream, r.streamDone = n, make(chan struct{})
+		case len(r.active) < r.want:
+			r.active[n] = true
 			r.streams++
 			r.mu.Unlock()
 			return nil
 		}
-		cur, done := r.stream, r.streamDone
+		cur, freed := slices.Sorted(maps.Keys(r.active)), r.freed
 		r.mu.Unlock()
 		select {
-		case <-done:
+		case <-freed:
 		case <-timer.C:
-			return refuseAs(reasonSecond, "connection %d already streams to this receiver, which takes one stream (does a second load process send to this address?)", cur)
+			return refuseAs(reasonSecond, "%s already stream(s) to this receiver, which reads %d at a time (does another load process send to this address?)", connections(cur), r.want)
 		}
 	}
 }
 
-// release ends connection n's turn as the stream.
+// connections names connections by number: "connection 3", "connections 3, 5".
+func connections(ns []int) string {
+	if len(ns) == 1 {
+		return fmt.Sprintf("connection %d", ns[0])
+	}
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return "connections " + strings.Join(parts, ", ")
+}
+
+// release ends connection n's turn as a stream.
 func (r *Receiver) release(n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.stream == n {
-		r.stream = 0
-		close(r.streamDone)
+	if r.active[n] {
+		delete(r.active, n)
+		close(r.freed)
+		r.freed = make(chan struct{})
 	}
 }
 

@@ -14,10 +14,12 @@ type waiter struct {
 
 // waitingSet holds the connections waiting for their hello, per source in
 // arrival order, within maxPending in total and maxPendingPerSource per
-// source. Its owner synchronises access.
+// source, plus room for the streams beyond the first a receiver expects
+// (extra). Its owner synchronises access.
 type waitingSet struct {
 	bySource map[string][]*waiter
 	n        int
+	extra    int
 }
 
 // add adds w and returns the connection that must go to keep within the
@@ -30,9 +32,9 @@ func (s *waitingSet) add(w *waiter) *waiter {
 	}
 	var victim *waiter
 	switch {
-	case len(s.bySource[w.src]) >= maxPendingPerSource:
+	case len(s.bySource[w.src]) >= maxPendingPerSource+s.extra:
 		victim = s.bySource[w.src][0]
-	case s.n >= maxPending:
+	case s.n >= maxPending+s.extra:
 		victim = s.heaviest()[0]
 	}
 	if victim != nil {
