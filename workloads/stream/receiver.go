@@ -330,7 +330,9 @@ func (r *Receiver) serve(c net.Conn, n int) {
 	held, _ := br.Peek(br.Buffered())
 	rest := io.MultiReader(bytes.NewReader(bytes.Clone(held)), c)
 	err := readLines(rest, 2, func(line int, b []byte, tooLong bool) { r.line(n, line, b, tooLong) })
-	if err != nil && !errors.Is(err, net.ErrClosed) {
+	// A reset after the end loses nothing: the sender closed without
+	// reading the welcome.
+	if err != nil && !errors.Is(err, net.ErrClosed) && !r.Ended() {
 		r.mu.Lock()
 		r.st.fail(fmt.Errorf("connection %d: %w", n, err))
 		r.mu.Unlock()
