@@ -126,6 +126,8 @@ func TestReceiverStreamGetsInThroughIdleFlood(t *testing.T) {
 			if !r.WaitEnded(5 * time.Second) {
 				t.Fatal("no end")
 			}
+			cl.c.Close()
+			r.Close()
 			sum := r.Summary()
 			if sum.RefusedByReason[reasonDropped] < 1000-maxPending || len(sum.Windows) != 1 || sum.Streams != 1 {
 				t.Fatalf("refused %v, %d windows, %d streams", sum.RefusedByReason, len(sum.Windows), sum.Streams)
@@ -190,6 +192,7 @@ func TestReceiverOneStream(t *testing.T) {
 	if got := late.reply(t); got.Type != "refused" || !strings.Contains(got.Error, "already ended") {
 		t.Fatalf("after the end: %+v", got)
 	}
+	again.c.Close()
 	r.Close()
 	sum := r.Summary()
 	if len(sum.Windows) != 2 || sum.Streams != 2 || sum.Refused != 5 || sum.RefusedByReason[reasonSecond] != 1 || sum.RefusedByReason[reasonAfterEnd] != 1 {
@@ -286,6 +289,9 @@ func TestReceiverSeveralStreams(t *testing.T) {
 	streams[1].send(t, endLine)
 	if !r.WaitEnded(5 * time.Second) {
 		t.Fatal("not ended after both ends")
+	}
+	for _, cl := range streams {
+		cl.c.Close()
 	}
 	r.Close()
 	if sum := r.Summary(); sum.Streams != 2 || sum.Refused != 1 || len(sum.Windows) != 1 || sum.Windows[0].Series[0].Count != 6 {
