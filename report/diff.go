@@ -164,7 +164,9 @@ type figure struct {
 // several) of the change of the median block value excludes zero and the
 // change exceeds MinChange (MinChangeTail for tails) and its unit's floor.
 // Only gating figures (checks, and figures during faults) make Regressed
-// true.
+// true. When nothing could be compared (no scenario on both sides, or no
+// figure with samples enough on both), the error is ErrNothingCompared and
+// the Diff, returned with it, says what there was.
 func Compare(base, head []*record.Run, opt DiffOptions) (*Diff, error) {
 	opt = opt.withDefaults()
 	d := &Diff{Options: opt, BaseRuns: map[string]int{}, HeadRuns: map[string]int{}}
@@ -199,7 +201,7 @@ func Compare(base, head []*record.Run, opt DiffOptions) (*Diff, error) {
 			d.Problems = append(d.Problems, fmt.Sprintf("%s: in the baseline but not run now", name))
 		}
 	}
-	return d, nil
+	return d, d.nothingCompared()
 }
 
 func byScenario(rs []*record.Run) map[string][]*record.Run {

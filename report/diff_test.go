@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -255,4 +256,33 @@ func tableOf(d *Diff) string {
 	var b strings.Builder
 	d.Table(&b)
 	return b.String()
+}
+
+// TestCompareNothingCompared: a comparison that compared nothing is an
+// error, with the Diff that says what there was.
+func TestCompareNothingCompared(t *testing.T) {
+	run := synthRun(t, 1, apisWith(2, 5, 0.01, 0.5), synthVerdicts)
+	other := synthRun(t, 2, apisWith(2, 5, 0.01, 0.5), synthVerdicts)
+	other.Scenario = "another"
+	noWindows := *run
+	noWindows.Windows = nil
+	tests := []struct {
+		name       string
+		base, head *record.Run
+		want       string
+	}{
+		{"different scenarios", run, other, "no scenario has records on both sides (base: synthetic; head: another)"},
+		{"no samples on one side", run, &noWindows, "could be compared (no samples on one side)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Compare([]*record.Run{tc.base}, []*record.Run{tc.head}, DiffOptions{Iterations: 100})
+			if !errors.Is(err, ErrNothingCompared) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want ErrNothingCompared with %q", err, tc.want)
+			}
+			if d == nil || d.Compared() != 0 || !strings.HasPrefix(d.Headline(), "NOTHING COMPARED") {
+				t.Fatalf("diff %+v", d)
+			}
+		})
+	}
 }

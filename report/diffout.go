@@ -4,54 +4,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/chaosrun/chaosrun/record"
 )
-
-// ReadRuns reads run records from files and folders (every run.json below a
-// folder), in path order.
-func ReadRuns(paths []string) ([]*record.Run, error) {
-	var out []*record.Run
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("report: %w", err)
-		}
-		files := []string{p}
-		if fi.IsDir() {
-			files = nil
-			err := filepath.WalkDir(p, func(path string, de os.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				if !de.IsDir() && de.Name() == "run.json" {
-					files = append(files, path)
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, fmt.Errorf("report: %w", err)
-			}
-			if len(files) == 0 {
-				return nil, fmt.Errorf("report: %s: no run.json below this folder", p)
-			}
-			sort.Strings(files)
-		}
-		for _, f := range files {
-			r, err := record.ReadJSON(f)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
 
 // Table writes the comparison for a terminal: regressions first.
 func (d *Diff) Table(w io.Writer) {
@@ -74,7 +30,12 @@ func (d *Diff) Headline() string {
 	for _, c := range d.Changes {
 		n[c.Verdict]++
 	}
-	if n[Regression] > 0 {
+	switch {
+	case d.common() == 0:
+		return "NOTHING COMPARED: no scenario has records on both sides"
+	case n[NotCompared] == len(d.Changes):
+		return fmt.Sprintf("NOTHING COMPARED: none of %d figures could be compared", len(d.Changes))
+	case n[Regression] > 0:
 		return fmt.Sprintf("REGRESSION: %d of %d figures significantly worse (%d better)", n[Regression], len(d.Changes), n[Improvement])
 	}
 	return fmt.Sprintf("no significant regression: %d figures compared, %d significantly better", len(d.Changes)-n[NotCompared], n[Improvement])
@@ -119,8 +80,11 @@ func pct(r float64) string {
 func (d *Diff) Markdown() string {
 	var b strings.Builder
 	icon := "✅"
-	if d.Regressed() {
+	switch {
+	case d.Regressed():
 		icon = "❌"
+	case d.Compared() == 0:
+		icon = "⚠️"
 	}
 	fmt.Fprintf(&b, "### %s Against the baseline: %s\n\n", icon, d.Headline())
 	var shown []Change

@@ -66,7 +66,8 @@ type Results struct {
 	// shards, port 0 gives each a free port on HOST and port P gives
 	// shard i port P+i.
 	Listen string
-	// Token must be in each connection's hello; required off loopback.
+	// Token must be in the hello of each shard's stream; when empty, one
+	// is made for the run (on loopback too) and given to the shards.
 	Token string
 	// TLS, when set, makes the receivers speak TLS.
 	TLS *tls.Config

@@ -1,13 +1,17 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +26,9 @@ type Shard struct {
 	// Name is how messages name the shard ("k6", "k6 shard 2 of 3").
 	Name string
 	// StreamAddr, StreamToken and StreamOptions reach the shard's receiver.
+	// StreamToken is always set, on loopback too: the run's token, which
+	// the process sends in its hello (k6: K6_RESILIENCE_TOKEN). Without it
+	// the receiver refuses the stream.
 	StreamAddr    string
 	StreamToken   string
 	StreamOptions url.Values
@@ -49,6 +56,8 @@ type shardedLoad struct {
 	spill  string
 	keep   func(string) bool
 	res    Results
+	// token is the run's results token: res.Token, or one made for the run.
+	token string
 
 	shards []*shardState
 	// logs hold each shard's settled windows on disk until Collect hands
@@ -69,10 +78,16 @@ type shardState struct {
 }
 
 // NewShardedLoad makes a load of n processes of engine, each with its own
-// receiver; windows spill to logs in spec.OutDir.
+// receiver; windows spill to logs in spec.OutDir. The receivers take only
+// streams that show res.Token, or a token made for this run when it is
+// empty, which every shard is given.
 func NewShardedLoad(engine Engine, n int, spec LoadSpec, res Results) Load {
+	token := res.Token
+	if token == "" {
+		token = stream.NewToken()
+	}
 	return &shardedLoad{engine: engine, n: max(n, 1), logDir: filepath.Join(spec.OutDir, "logs"), spill: spec.OutDir,
-		keep: spec.Keep, res: res, started: make(chan struct{})}
+		keep: spec.Keep, res: res, token: token, started: make(chan struct{})}
 }
 
 func (l *shardedLoad) Started() <-chan struct{}       { return l.started }
@@ -135,14 +150,14 @@ func (l *shardedLoad) listen(ctx context.Context, i int) error {
 		return err
 	}
 	l.logs = append(l.logs, wl)
-	recv, err := stream.ListenWith(ctx, stream.Config{Addr: addr, Token: l.res.Token, TLS: l.res.TLS, OnRefused: l.res.OnRefused, Log: wl, Keep: l.keep})
+	recv, err := stream.ListenWith(ctx, stream.Config{Addr: addr, Token: l.token, TLS: l.res.TLS, OnRefused: l.res.OnRefused, Log: wl, Keep: l.keep})
 	if err != nil {
 		return err
 	}
 	for _, f := range l.onWindow {
 		recv.OnWindow(f)
 	}
-	sh := Shard{Index: i, Count: l.n, Name: l.engine.Name(), StreamAddr: recv.DialAddr(), StreamToken: l.res.Token,
+	sh := Shard{Index: i, Count: l.n, Name: l.engine.Name(), StreamAddr: recv.DialAddr(), StreamToken: l.token,
 		StreamOptions: l.res.K6Options, LogPath: filepath.Join(l.logDir, l.engine.Name()+".log")}
 	if l.n > 1 {
 		sh.Name = fmt.Sprintf("%s shard %d of %d", l.engine.Name(), i+1, l.n)
@@ -210,15 +225,7 @@ func (l *shardedLoad) Collect(wait time.Duration) (record.WindowSource, []string
 		}
 		sh.recv.Close()
 		sum := sh.recv.Summary()
-		if sum.Malformed > 0 {
-			notes = append(notes, fmt.Sprintf("results stream of %s: %d malformed lines ignored (first: %v)", sh.Name, sum.Malformed, sum.Errors[0]))
-		}
-		if sum.Refused > 0 {
-			notes = append(notes, fmt.Sprintf("results stream of %s: refused %d connection(s) (first: %v)", sh.Name, sum.Refused, sum.RefusedErrors[0]))
-		}
-		if sum.Dropped > 0 {
-			notes = append(notes, fmt.Sprintf("results stream of %s: the output dropped %d samples", sh.Name, sum.Dropped))
-		}
+		notes = append(notes, streamNotes(sh.Name, sum)...)
 		if sum.LogErr != nil {
 			errs = append(errs, fmt.Errorf("results of %s: %w", sh.Name, sum.LogErr))
 		}
@@ -227,6 +234,37 @@ func (l *shardedLoad) Collect(wait time.Duration) (record.WindowSource, []string
 	sp := stream.Spilled{Logs: l.logs, Held: held}
 	l.logs = nil
 	return sp, notes, errors.Join(errs...)
+}
+
+// streamNotes are the problems of one shard's results stream for the
+// record: malformed lines, refused connections by reason, reconnects,
+// samples the output dropped.
+func streamNotes(shard string, sum stream.Summary) []string {
+	var notes []string
+	if sum.Malformed > 0 {
+		notes = append(notes, fmt.Sprintf("results stream of %s: %d malformed lines ignored (first: %v)", shard, sum.Malformed, sum.Errors[0]))
+	}
+	if sum.Refused > 0 {
+		notes = append(notes, fmt.Sprintf("results stream of %s: refused %d connection(s): %s (first: %v)", shard, sum.Refused, byCount(sum.RefusedByReason), sum.RefusedErrors[0]))
+	}
+	if sum.Streams > 1 {
+		notes = append(notes, fmt.Sprintf("results stream of %s: the stream reconnected %d time(s)", shard, sum.Streams-1))
+	}
+	if sum.Dropped > 0 {
+		notes = append(notes, fmt.Sprintf("results stream of %s: the output dropped %d samples", shard, sum.Dropped))
+	}
+	return notes
+}
+
+// byCount lists counts by reason, the largest first: "1000 no hello, 2 …".
+func byCount(m map[string]int) string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(m[b], m[a]), cmp.Compare(a, b)) })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", m[k], k)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Close closes the receivers, and the window logs unless Collect handed

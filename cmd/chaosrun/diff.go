@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -17,15 +18,19 @@ type diffFlags struct {
 }
 
 // newDiffCmd compares run records: exit 0 when nothing regressed beyond
-// the noise, 1 on a significant regression, 2 on bad flags, 3 when a
-// record cannot be read.
+// the noise, 1 on a significant regression, 2 on bad flags or when
+// nothing could be compared (records of different scenarios, none with
+// samples enough), 3 when a record cannot be read or shows a failed run
+// (incomplete, no windows).
 func newDiffCmd(st *State) *cobra.Command {
 	var f diffFlags
 	cmd := &cobra.Command{
 		Use:   "diff [flags] BASE HEAD",
 		Short: "compare run records: what got worse beyond the noise",
 		Long: `BASE and HEAD are run records (run.json) or folders of them; several records of one
-scenario on a side are repeated runs. Exit 1 when a figure got significantly worse.`,
+scenario on a side are repeated runs. Exit 1 when a figure got significantly worse;
+2 when nothing could be compared (no scenario on both sides, no figure with samples
+enough); 3 when a record cannot be read, is of an incomplete run or holds no windows.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error { return diff(st, &f, args) },
 	}
@@ -59,32 +64,41 @@ func diff(st *State, f *diffFlags, args []string) error {
 		return failf(exitUsage, "--min-* flags must not be negative")
 	}
 	o.NoKeyFigures = f.assertionsOnly
-	base, err := report.ReadRuns([]string{st.path(args[0])})
+	base, err := report.ReadComparableRuns([]string{st.path(args[0])})
 	if err != nil {
 		return failf(exitRunError, "base: %w", err)
 	}
-	head, err := report.ReadRuns([]string{st.path(args[1])})
+	head, err := report.ReadComparableRuns([]string{st.path(args[1])})
 	if err != nil {
 		return failf(exitRunError, "head: %w", err)
 	}
 	d, err := report.Compare(base, head, o)
-	if err != nil {
+	if err != nil && !errors.Is(err, report.ErrNothingCompared) {
 		return fail(exitRunError, err)
 	}
 	d.Table(st.Stdout)
-	if f.jsonOut != "" {
-		b, _ := json.MarshalIndent(d, "", "  ")
-		if err := os.WriteFile(st.path(f.jsonOut), append(b, '\n'), 0o644); err != nil {
-			return fail(exitRunError, err)
-		}
+	if werr := writeDiff(st, f, d); werr != nil {
+		return fail(exitRunError, werr)
 	}
-	if f.markdown != "" {
-		if err := os.WriteFile(st.path(f.markdown), []byte(d.Markdown()), 0o644); err != nil {
-			return fail(exitRunError, err)
-		}
+	if err != nil {
+		return fail(exitUsage, err)
 	}
 	if d.Regressed() {
 		return exit(exitBreach)
+	}
+	return nil
+}
+
+// writeDiff writes the comparison as --json and --markdown ask.
+func writeDiff(st *State, f *diffFlags, d *report.Diff) error {
+	if f.jsonOut != "" {
+		b, _ := json.MarshalIndent(d, "", "  ")
+		if err := os.WriteFile(st.path(f.jsonOut), append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if f.markdown != "" {
+		return os.WriteFile(st.path(f.markdown), []byte(d.Markdown()), 0o644)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,5 +64,75 @@ func TestDiffCommandLines(t *testing.T) {
 		if err != nil || !strings.Contains(string(b), "goodput TransactCash") {
 			t.Errorf("%s: %v\n%s", f, err, b)
 		}
+	}
+}
+
+// editedRun writes a copy of a recorded run with edit applied to its JSON
+// fields, as dir/name/run.json, and returns that path.
+func editedRun(t *testing.T, dir, from, name string, edit func(map[string]any)) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "report", "testdata", "runs", from+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name, "run.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestReliabilityDiffRefusesWhatItCannotCompare: diff exits 0 only when it
+// compared something. Before, records of two scenarios, an incomplete
+// record and one without windows all passed with exit 0 ("no significant
+// regression: 0 figures compared"). In-process, well under a second.
+func TestReliabilityDiffRefusesWhatItCannotCompare(t *testing.T) {
+	dir := t.TempDir()
+	base := recordedRun(t, dir, "base1")
+	other := editedRun(t, dir, "base3", "other", func(m map[string]any) { m["scenario"] = "kv-hot-key-flood" })
+	incomplete := editedRun(t, dir, "base3", "incomplete", func(m map[string]any) {
+		m["incomplete"], m["problems"] = true, []string{"k6: killed by signal 9"}
+	})
+	empty := editedRun(t, dir, "base3", "empty", func(m map[string]any) { m["windows"] = []any{} })
+	short := editedRun(t, dir, "base3", "short", func(m map[string]any) { m["windows"] = m["windows"].([]any)[:2] })
+	mixed := filepath.Join(dir, "mixed")
+	recordedRun(t, mixed, "base4")
+	editedRun(t, mixed, "base5", "b5", func(m map[string]any) { m["incomplete"] = true })
+	tests := []struct {
+		name      string
+		base      string
+		head      string
+		code      int
+		out, err  string
+		extraArgs []string
+	}{
+		{name: "records of two scenarios", base: base, head: other, code: exitUsage,
+			out: "NOTHING COMPARED", err: "no scenario has records on both sides (base: bank-slow-vault; head: kv-hot-key-flood)"},
+		{name: "incomplete head", base: base, head: incomplete, code: exitRunError,
+			err: "head: " + incomplete + ": record unusable for a comparison: the run of bank-slow-vault is incomplete (k6: killed by signal 9)"},
+		{name: "incomplete base", base: incomplete, head: base, code: exitRunError, err: "base: " + incomplete},
+		{name: "an incomplete record among repeated runs", base: base, head: mixed, code: exitRunError, err: "is incomplete"},
+		{name: "no windows", base: base, head: empty, code: exitRunError, err: "holds no windows"},
+		{name: "too short to compare anything", base: base, head: short, code: exitUsage,
+			out: "NOTHING COMPARED: none of", err: "too short to tell noise"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, append(append([]string{"diff"}, tc.extraArgs...), tc.base, tc.head)...)
+			if code != tc.code || !strings.Contains(stdout, tc.out) || !strings.Contains(stderr, tc.err) {
+				t.Errorf("exit %d, want %d; stdout want %q:\n%s\nstderr want %q:\n%s", code, tc.code, tc.out, stdout, tc.err, stderr)
+			}
+		})
 	}
 }

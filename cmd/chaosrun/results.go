@@ -20,7 +20,7 @@ type resultsFlags struct {
 func (f *resultsFlags) register(cmd *cobra.Command, st *State) {
 	fs := cmd.Flags()
 	fs.StringVar(&f.listen, "results-listen", "", "receive the k6 results stream on HOST:PORT, e.g. 0.0.0.0:7000 for k6 instances elsewhere (default 127.0.0.1, a free port; shard k of N gets PORT+k-1)")
-	fs.StringVar(&f.token, "results-token", st.Getenv("CHAOSRUN_RESULTS_TOKEN"), "token every results connection must present; generated and printed when the listen address is not loopback (env CHAOSRUN_RESULTS_TOKEN)")
+	fs.StringVar(&f.token, "results-token", st.Getenv("CHAOSRUN_RESULTS_TOKEN"), "the token a results stream must show in its hello (default: one made for each run, on loopback too; printed when the listen address is not loopback, for k6 instances elsewhere; env CHAOSRUN_RESULTS_TOKEN)")
 	fs.StringVar(&f.cert, "results-tls-cert", "", "PEM certificate: the results stream speaks TLS (with --results-tls-key)")
 	fs.StringVar(&f.key, "results-tls-key", "", "PEM private key of --results-tls-cert")
 }

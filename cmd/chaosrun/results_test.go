@@ -58,7 +58,7 @@ func TestResultsFlags(t *testing.T) {
 		wantTLS, wantPrint  bool
 		wantServer, wantCAt string
 	}{
-		{"default stays loopback without token", resultsFlags{}, "", "", false, false, "", ""},
+		{"loopback: no token here, the run makes one", resultsFlags{}, "", "", false, false, "", ""},
 		{"loopback with a port", resultsFlags{listen: "127.0.0.1:7000"}, "", "", false, false, "", ""},
 		{"any address gets a generated token", resultsFlags{listen: "0.0.0.0:7000"}, "", "generated", false, true, "", ""},
 		{"a given token is kept", resultsFlags{listen: "0.0.0.0:7000", token: "mine"}, "", "mine", false, false, "", ""},

@@ -6,23 +6,70 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"time"
 
 	"github.com/chaosrun/chaosrun/guard"
 )
 
-// Bounds on a connection that has not yet shown the run's token.
+// Bounds on connections that have not yet shown a hello with the run's
+// token. Such a connection costs a goroutine, a maxHello buffer and a file
+// descriptor; the run's own shards send their hello at once, so a slot is
+// never held for long by them. When a bound is reached, the oldest waiting
+// connection is dropped (closed without an answer, which the output takes
+// as a reason to reconnect) instead of the newcomer being refused: whoever
+// holds connections open without a hello cannot keep a shard out.
 const (
-	// helloTimeout is how long a connection has to send its hello.
-	helloTimeout = 10 * time.Second
-	// readBuf is the line reader's buffer; a hello must fit in it.
-	readBuf = 64 << 10
-	// maxPending bounds connections that have not yet been let in.
-	maxPending = 64
+	// helloTimeout is how long a connection has to finish its TLS
+	// handshake and send its hello.
+	helloTimeout = 5 * time.Second
+	// maxHello is the longest first line; a hello is about 200 bytes.
+	maxHello = 4 << 10
+	// maxPending bounds the connections waiting for their hello, in total.
+	maxPending = 128
+	// maxPendingPerSource bounds them per source address, so that one
+	// source's flood drops its own connections, not others'.
+	maxPendingPerSource = 32
 	// replyTimeout bounds writing the answer to a hello.
 	replyTimeout = 2 * time.Second
 )
+
+// handoverWait is how long a second stream waits for the first one to end
+// (the output reconnects after a write failed) before it is refused; a
+// variable for tests.
+var handoverWait = time.Second
+
+// readBuf is the line reader's buffer.
+const readBuf = 64 << 10
+
+// Why connections are refused, as Summary.RefusedByReason counts them.
+const (
+	reasonDropped  = "dropped while waiting, too many waiting"
+	reasonNoHello  = "no hello"
+	reasonNotHello = "first line not a hello"
+	reasonToken    = "no or wrong token"
+	reasonVersion  = "other wire version"
+	reasonTLS      = "TLS handshake failed"
+	reasonSecond   = "second stream"
+	reasonAfterEnd = "stream after the end"
+	reasonClosing  = "receiver closing"
+	reasonAccept   = "accept failed"
+)
+
+// refusal is why a connection was turned away: a reason (one of the
+// reason constants) and the details.
+type refusal struct {
+	reason string
+	err    error
+}
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
+
+func refuseAs(reason string, format string, a ...any) *refusal {
+	return &refusal{reason: reason, err: fmt.Errorf(format, a...)}
+}
 
 // NewToken returns a fresh random token for a run's results stream.
 func NewToken() string { return guard.NewToken() }
@@ -58,39 +105,53 @@ type reply struct {
 	Error string `json:"error,omitempty"`
 }
 
-// readHello reads a connection's first line, which must be a hello that
-// carries token, within helloTimeout and readBuf bytes. It returns the line
-// (a copy) for the decoder.
-func readHello(c net.Conn, br *bufio.Reader, token []byte) ([]byte, error) {
+// readHello reads a connection's first line, which must be a hello, within
+// helloTimeout and maxHello bytes; with a token, the hello must carry it.
+// It returns the line (a copy) for the decoder, and whether its sender
+// waits for an answer (its hello carries a token).
+func readHello(c net.Conn, br *bufio.Reader, token []byte) (line []byte, answers bool, _ *refusal) {
 	_ = c.SetReadDeadline(time.Now().Add(helloTimeout))
 	defer c.SetReadDeadline(time.Time{}) //nolint:errcheck // best effort
 	line, err := br.ReadSlice('\n')
+	if err != nil && len(line) == 0 && !errors.Is(err, bufio.ErrBufferFull) && !isTimeout(err) {
+		return nil, false, noHello(c, err)
+	}
 	switch {
 	case errors.Is(err, bufio.ErrBufferFull):
-		return nil, fmt.Errorf("its first line is longer than %d bytes; want a hello", readBuf)
+		return nil, false, refuseAs(reasonNotHello, "its first line is longer than %d bytes; want a hello", maxHello)
 	case isTimeout(err):
-		return nil, fmt.Errorf("no hello within %s", helloTimeout)
-	case err != nil && len(line) == 0:
-		var rec tls.RecordHeaderError
-		if errors.As(err, &rec) {
-			return nil, fmt.Errorf("TLS handshake: %w (is the output's tls option on?)", err)
-		}
-		return nil, fmt.Errorf("no hello: %w", err)
+		return nil, false, refuseAs(reasonNoHello, "no hello within %s", helloTimeout)
 	}
 	var h helloAuth
 	if jerr := json.Unmarshal(line, &h); jerr != nil || h.Type != "hello" {
-		return nil, errors.New("its first message is not a hello")
+		return nil, false, refuseAs(reasonNotHello, "its first message is not a hello")
 	}
+	answers = h.Token != ""
 	if h.Version != WireVersion {
-		return nil, fmt.Errorf("hello: wire version %d; this harness reads version %d", h.Version, WireVersion)
+		return nil, answers, refuseAs(reasonVersion, "hello: wire version %d; this harness reads version %d", h.Version, WireVersion)
 	}
-	if h.Token == "" {
-		return nil, errors.New("its hello has no token; this receiver needs the run's token (--out resilience=tcp://HOST:PORT?token=TOKEN, or K6_RESILIENCE_TOKEN)")
+	if token != nil {
+		if h.Token == "" {
+			return nil, false, refuseAs(reasonToken, "its hello has no token; this receiver needs the run's token (--out resilience=tcp://HOST:PORT?token=TOKEN, or K6_RESILIENCE_TOKEN)")
+		}
+		if !guard.TokenMatches(h.Token, string(token)) {
+			return nil, true, refuseAs(reasonToken, "wrong token in its hello")
+		}
 	}
-	if !guard.TokenMatches(h.Token, string(token)) {
-		return nil, errors.New("wrong token in its hello")
+	return append([]byte(nil), line...), answers, nil
+}
+
+// noHello says why a connection ended before its first line: a failed
+// TLS handshake, or no hello at all.
+func noHello(c net.Conn, err error) *refusal {
+	var rec tls.RecordHeaderError
+	if errors.As(err, &rec) {
+		return refuseAs(reasonTLS, "TLS handshake: %w (is the output's tls option on?)", err)
 	}
-	return append([]byte(nil), line...), nil
+	if tc, ok := c.(*tls.Conn); ok && !tc.ConnectionState().HandshakeComplete && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+		return refuseAs(reasonTLS, "TLS handshake: %w", err)
+	}
+	return refuseAs(reasonNoHello, "no hello: %w", err)
 }
 
 func isTimeout(err error) bool {
@@ -100,20 +161,13 @@ func isTimeout(err error) bool {
 
 // answer writes the receiver's reply to a hello; a peer that does not
 // read it is not harmed.
-func answer(c net.Conn, refusal error) {
+func answer(c net.Conn, refused error) {
 	r := reply{Type: "welcome"}
-	if refusal != nil {
-		r = reply{Type: "refused", Error: refusal.Error()}
+	if refused != nil {
+		r = reply{Type: "refused", Error: refused.Error()}
 	}
 	b, _ := json.Marshal(r)
 	_ = c.SetWriteDeadline(time.Now().Add(replyTimeout))
 	_, _ = c.Write(append(b, '\n'))
 	_ = c.SetWriteDeadline(time.Time{})
-}
-
-// wantsAnswer reports whether a line is a hello that carries a token: its
-// sender waits for the receiver's answer.
-func wantsAnswer(line []byte) bool {
-	var h helloAuth
-	return json.Unmarshal(line, &h) == nil && h.Type == "hello" && h.Token != ""
 }

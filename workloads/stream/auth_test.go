@@ -225,32 +225,3 @@ func TestDialAddr(t *testing.T) {
 		}
 	}
 }
-
-// TestReceiverBoundsWaitingConnections: connections that never send a
-// hello hold at most maxPending slots; the next is refused at once.
-func TestReceiverBoundsWaitingConnections(t *testing.T) {
-	r, err := ListenWith(context.Background(), Config{Token: "s3cret"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	for range maxPending {
-		dialClient(t, r.Addr(), nil)
-	}
-	for i := 0; ; i++ {
-		r.mu.Lock()
-		n := r.pending
-		r.mu.Unlock()
-		if n == maxPending {
-			break
-		}
-		if i == 250 {
-			t.Fatalf("%d connections waiting, want %d", n, maxPending)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	cl := dialClient(t, r.Addr(), nil)
-	if got := cl.reply(t); got.Type != "refused" || !strings.Contains(got.Error, "already waiting") {
-		t.Fatalf("reply %+v, want refused: already waiting", got)
-	}
-}

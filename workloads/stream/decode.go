@@ -22,11 +22,22 @@ const WireVersion = 1
 
 // Limits on what a stream may hold.
 const (
-	// MaxLine is the longest line accepted; a longer one is skipped as malformed.
+	// MaxLine is the longest line accepted; a longer one is skipped as
+	// malformed, read through without being held. The output caps a
+	// window at 10,000 series; a trend series with its histogram takes
+	// up to about 1.5 KB, so a full window fits.
 	MaxLine = 16 << 20
+	// keptLineBuf is the largest line buffer kept for the next line; a
+	// longer line's buffer is let go once the line is handled, so a
+	// connection holds MaxLine only while it reads such a line.
+	keptLineBuf = 1 << 20
 	// maxKeptErrors bounds how many malformed-line errors are kept (all are counted).
 	maxKeptErrors = 20
 )
+
+// lineLimit is the line limit in force: MaxLine, smaller in fuzz tests
+// so that their over-long lines cost little.
+var lineLimit = MaxLine
 
 // Hello is the stream's first message.
 type Hello struct {
@@ -50,9 +61,15 @@ type Summary struct {
 	Malformed int
 	Errors    []error
 	// Refused counts connections a receiver turned away (no hello, no or
-	// wrong token); RefusedErrors holds the first few reasons. Zero for Decode.
-	Refused       int
-	RefusedErrors []error
+	// wrong token, dropped while waiting, a second stream);
+	// RefusedErrors holds the first few, RefusedByReason counts them by
+	// reason. Zero for Decode.
+	Refused         int
+	RefusedErrors   []error
+	RefusedByReason map[string]int
+	// Streams counts the connections a receiver read as the stream: more
+	// than one when the output reconnected. Zero for Decode.
+	Streams int
 	// LogErr is why windows could not be moved to the receiver's window
 	// log (they were kept in memory instead); nil without a log.
 	LogErr error
@@ -95,12 +112,15 @@ func DecodeFile(path string) (Summary, error) {
 
 // state accumulates decoded messages; its owner synchronises access.
 type state struct {
-	hello     Hello
-	windows   record.WindowSet
-	ended     bool
-	dropped   int64
-	malformed int
-	errs      []error
+	hello   Hello
+	windows record.WindowSet
+	ended   bool
+	// ends counts end messages; ended is set once there are wantEnds of
+	// them (at least one).
+	ends, wantEnds int
+	dropped        int64
+	malformed      int
+	errs           []error
 	// onWindow, if set, sees every window message as it arrives.
 	onWindow func(record.Window)
 	// pending holds window messages for onWindow until the lock is released.
@@ -135,7 +155,7 @@ func (st *state) read(r io.Reader, where string) error {
 	return readLines(r, 1, func(n int, line []byte, tooLong bool) {
 		pos := fmt.Sprintf("%sline %d", where, n)
 		if tooLong {
-			st.fail(fmt.Errorf("%s: longer than %d bytes", pos, MaxLine))
+			st.fail(fmt.Errorf("%s: longer than %d bytes", pos, lineLimit))
 			return
 		}
 		if err := st.handle(line); err != nil {
@@ -145,20 +165,20 @@ func (st *state) read(r io.Reader, where string) error {
 }
 
 // readLines calls fn for each line (without its newline), numbered from
-// first, skipping the body of lines longer than MaxLine. A last line
-// without a newline counts.
+// first, skipping the body of lines longer than MaxLine without holding
+// it. A last line without a newline counts.
 func readLines(r io.Reader, first int, fn func(n int, line []byte, tooLong bool)) error {
 	br := bufio.NewReaderSize(r, readBuf)
 	var buf []byte
 	tooLong := false
 	for n := first; ; {
 		chunk, err := br.ReadSlice('\n')
-		if !tooLong {
-			if len(buf)+len(chunk) > MaxLine+1 {
-				tooLong, buf = true, buf[:0]
-			} else {
-				buf = append(buf, chunk...)
-			}
+		switch {
+		case tooLong:
+		case len(buf)+len(chunk) > lineLimit+1:
+			tooLong, buf = true, nil
+		default:
+			buf = appendBounded(buf, chunk)
 		}
 		if err == bufio.ErrBufferFull {
 			continue
@@ -168,6 +188,9 @@ func readLines(r io.Reader, first int, fn func(n int, line []byte, tooLong bool)
 			n++
 		}
 		buf, tooLong = buf[:0], false
+		if cap(buf) > keptLineBuf {
+			buf = nil
+		}
 		if err == io.EOF {
 			return nil
 		}
@@ -175,6 +198,17 @@ func readLines(r io.Reader, first int, fn func(n int, line []byte, tooLong bool)
 			return fmt.Errorf("read stream at line %d: %w", n, err)
 		}
 	}
+}
+
+// appendBounded appends chunk to buf, growing it by doubling but never
+// beyond lineLimit+1 bytes.
+func appendBounded(buf, chunk []byte) []byte {
+	if need := len(buf) + len(chunk); need > cap(buf) {
+		grown := make([]byte, len(buf), min(max(2*cap(buf), need), lineLimit+1))
+		copy(grown, buf)
+		buf = grown
+	}
+	return append(buf, chunk...)
 }
 
 // handle decodes and applies one line.
@@ -224,7 +258,8 @@ func (st *state) handle(line []byte) error {
 		if e.Dropped < 0 {
 			return fmt.Errorf("end: dropped %d is negative", e.Dropped)
 		}
-		st.ended = true
+		st.ends++
+		st.ended = st.ends >= max(st.wantEnds, 1)
 		st.dropped += e.Dropped
 	default:
 		return fmt.Errorf("unknown message type %q; allowed: hello, window, end", e.Type)

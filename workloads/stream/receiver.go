@@ -2,12 +2,17 @@ package stream
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"net"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,13 +27,16 @@ const closeGrace = 2 * time.Second
 type Config struct {
 	// Addr is the host:port to listen on; "" is 127.0.0.1 with a free port.
 	Addr string
-	// Token, when set, must be in every connection's hello; a connection
-	// without it is refused. Required when Addr is not loopback.
+	// Token, when set, must be in the hello of the stream's connection;
+	// a connection without it is refused. Required when Addr is not
+	// loopback. A run always sets one; without one, any hello is let in
+	// (tools and tests on loopback).
 	Token string
 	// TLS, when set, makes the receiver speak TLS.
 	TLS *tls.Config
 	// OnRefused, when set, is called with the reason of each refused
-	// connection, as it happens.
+	// connection, as it happens: the first few, then once to say that
+	// further ones are only counted (Summary has them all).
 	OnRefused func(error)
 	// Log, when set, receives the merged windows as they settle and at
 	// Close, so that memory stays flat however long the run: Summary then
@@ -38,29 +46,49 @@ type Config struct {
 	// Keep, when set, says which metrics to keep; the others are dropped
 	// as they arrive.
 	Keep func(metric string) bool
+	// Streams is how many streams the receiver reads side by side, and
+	// how many ends make it Ended (0 is 1): N for N load processes that
+	// send to one address (a k6-operator TestRun with parallelism N). The
+	// bounds on connections waiting for their hello grow by as many.
+	Streams int
 }
 
-// Receiver accepts the output's TCP connections and merges what they send.
+// Receiver accepts the output's connections and reads its stream (or
+// Config.Streams of them): connections whose hello carries the token.
+// Connections wait for their hello within bounds (helloTimeout, maxHello,
+// maxPending, maxPendingPerSource); a stream beyond those it reads at a
+// time, or one after the end, is refused. Only the streams' lines reach
+// the summary; every refusal is counted there.
 type Receiver struct {
 	ln        net.Listener
 	token     []byte
 	onRefused func(error)
 
-	mu          sync.Mutex
-	st          state
-	conns       map[net.Conn]struct{}
-	nconn       int
-	pending     int // connections not yet let in (token mode)
+	mu      sync.Mutex
+	st      state
+	conns   map[net.Conn]struct{}
+	nconn   int
+	waiting waitingSet
+	// active are the connections read as streams, at most want of them;
+	// freed is closed (and replaced) when one ends. streams counts the
+	// connections let in as streams.
+	want        int
+	active      map[int]bool
+	freed       chan struct{}
+	streams     int
+	endedBy     int // the connection that sent the (last) end
 	refused     int
+	refusedBy   map[string]int
 	refusedErrs []error
 	closed      bool
 
-	started   chan struct{} // closed when the first hello arrives
+	started   chan struct{} // closed when the stream's hello arrives
 	startTime time.Time
-	endedCh   chan struct{} // closed when the first end arrives
+	endedCh   chan struct{} // closed when the end arrives
 
-	cbMu      sync.Mutex // serialises OnWindow calls, in arrival order per connection
+	cbMu      sync.Mutex // serialises OnWindow calls, in arrival order
 	wg        sync.WaitGroup
+	stop      chan struct{} // closed by Close
 	stopWatch func()
 }
 
@@ -90,7 +118,10 @@ func ListenWith(ctx context.Context, cfg Config) (*Receiver, error) {
 	if cfg.TLS != nil {
 		ln = tls.NewListener(ln, cfg.TLS)
 	}
-	r := &Receiver{ln: ln, onRefused: cfg.OnRefused, conns: make(map[net.Conn]struct{}), started: make(chan struct{}), endedCh: make(chan struct{})}
+	r := &Receiver{ln: ln, onRefused: cfg.OnRefused, conns: make(map[net.Conn]struct{}), refusedBy: make(map[string]int),
+		want: max(cfg.Streams, 1), active: make(map[int]bool), freed: make(chan struct{}),
+		started: make(chan struct{}), endedCh: make(chan struct{}), stop: make(chan struct{})}
+	r.waiting.extra, r.st.wantEnds = r.want-1, r.want
 	if cfg.Token != "" {
 		r.token = []byte(cfg.Token)
 	}
@@ -179,13 +210,16 @@ func (r *Receiver) Summary() Summary {
 	sum := r.st.summary()
 	sum.Refused = r.refused
 	sum.RefusedErrors = append([]error(nil), r.refusedErrs...)
+	sum.RefusedByReason = maps.Clone(r.refusedBy)
+	sum.Streams = r.streams
 	return sum
 }
 
-// Close stops accepting, lets open connections send what they still have
-// for up to two seconds, then cuts them and waits for its goroutines; with
-// a log, it then moves every window still held to the log. Call it after
-// k6 exited to have everything k6 sent.
+// Close stops accepting, cuts the connections still waiting for their
+// hello, lets the stream send what it still has for up to two seconds,
+// then cuts it and waits for its goroutines; with a log, it then moves
+// every window still held to the log. Call it after the load process
+// exited to have everything it sent.
 func (r *Receiver) Close() error {
 	r.mu.Lock()
 	if r.closed {
@@ -193,11 +227,16 @@ func (r *Receiver) Close() error {
 		return nil
 	}
 	r.closed = true
+	waiting := r.waiting.drain(reasonClosing)
 	r.mu.Unlock()
+	close(r.stop)
 	r.stopWatch()
 	err := r.ln.Close()
 	if errors.Is(err, net.ErrClosed) {
 		err = nil
+	}
+	for _, w := range waiting {
+		_ = w.c.Close()
 	}
 	done := make(chan struct{})
 	go func() {
@@ -220,12 +259,27 @@ func (r *Receiver) Close() error {
 	return err
 }
 
+// accept serves each connection in its own goroutine until the listener
+// closes. A failed accept (out of file descriptors) is counted, and
+// accepting resumes after a pause.
 func (r *Receiver) accept() {
+	var pause time.Duration
 	for {
 		c, err := r.ln.Accept()
 		if err != nil {
-			return // listener closed
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			r.refuse(0, nil, refuseAs(reasonAccept, "accept: %w", err))
+			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
+			select {
+			case <-r.stop:
+				return
+			case <-time.After(pause):
+			}
+			continue
 		}
+		pause = 0
 		r.mu.Lock()
 		if r.closed {
 			r.mu.Unlock()
@@ -244,11 +298,12 @@ func (r *Receiver) accept() {
 	}
 }
 
-// serve reads one connection to its end. With a token, the connection is
-// let in only after a hello that carries it. A hello with a token is
-// answered (welcome or refused): its sender reads the answer. One without
-// is not, since an older sender would not read it, and closing a socket
-// with unread data resets it.
+// serve reads connection n: its hello, within the bounds on connections
+// not yet let in, then, if it is let in as the stream, every line to its
+// end. With a token, every hello is answered (welcome or refused) but for
+// connections dropped unread; without one, only a hello that carries a
+// token is (its sender reads the answer; an older one would not, and
+// closing a socket with unread data resets it).
 func (r *Receiver) serve(c net.Conn, n int) {
 	defer func() {
 		_ = c.Close()
@@ -256,94 +311,173 @@ func (r *Receiver) serve(c net.Conn, n int) {
 		delete(r.conns, c)
 		r.mu.Unlock()
 	}()
-	where := fmt.Sprintf("connection %d ", n)
-	onLine := func(line int, b []byte, tooLong bool) {
-		r.mu.Lock()
-		pos := fmt.Sprintf("%sline %d", where, line)
-		switch {
-		case tooLong:
-			r.st.fail(fmt.Errorf("%s: longer than %d bytes", pos, MaxLine))
-		default:
-			if err := r.st.handle(b); err != nil {
-				r.st.fail(fmt.Errorf("%s: %w", pos, err))
-			}
+	br := bufio.NewReaderSize(c, maxHello)
+	hello, answers, ref := r.admit(c, n, br)
+	answers = answers || r.token != nil
+	if ref != nil {
+		r.refuse(n, c.RemoteAddr(), ref)
+		if answers && ref.reason != reasonDropped && ref.reason != reasonClosing {
+			answer(c, ref)
 		}
-		if r.st.hello.Version != 0 && r.startTime.IsZero() {
-			r.startTime = time.Now()
-			close(r.started)
-		}
-		if r.st.ended {
-			select {
-			case <-r.endedCh:
-			default:
-				close(r.endedCh)
-			}
-		}
-		pending, f := r.st.pending, r.st.onWindow
-		r.st.pending = nil
-		r.mu.Unlock()
-		if f != nil && len(pending) > 0 {
-			r.cbMu.Lock()
-			for _, w := range pending {
-				f(w)
-			}
-			r.cbMu.Unlock()
-		}
+		return
 	}
-	br := bufio.NewReaderSize(c, readBuf)
-	first := 1
-	if r.token != nil {
-		hello, err := r.admit(c, br)
-		if err != nil {
-			r.refuse(fmt.Errorf("%sfrom %s refused: %w", where, c.RemoteAddr(), err))
-			answer(c, err)
-			return
-		}
+	defer r.release(n)
+	if answers {
 		answer(c, nil)
-		onLine(1, hello, false)
-		first = 2
 	}
-	err := readLines(br, first, func(line int, b []byte, tooLong bool) {
-		onLine(line, b, tooLong)
-		if line == 1 && !tooLong && wantsAnswer(b) {
-			answer(c, nil)
-		}
-	})
-	if err != nil && !errors.Is(err, net.ErrClosed) {
+	r.line(n, 1, hello, false)
+	// What the hello's reader already holds comes first.
+	held, _ := br.Peek(br.Buffered())
+	rest := io.MultiReader(bytes.NewReader(bytes.Clone(held)), c)
+	err := readLines(rest, 2, func(line int, b []byte, tooLong bool) { r.line(n, line, b, tooLong) })
+	// A reset after the end loses nothing: the sender closed without
+	// reading the welcome.
+	if err != nil && !errors.Is(err, net.ErrClosed) && !r.Ended() {
 		r.mu.Lock()
 		r.st.fail(fmt.Errorf("connection %d: %w", n, err))
 		r.mu.Unlock()
 	}
 }
 
-// admit reads and checks a connection's hello, within the bound on
-// connections not yet let in.
-func (r *Receiver) admit(c net.Conn, br *bufio.Reader) ([]byte, error) {
+// admit reads connection n's hello while it counts as waiting (which may
+// drop the oldest waiting one), then makes it the stream. It returns the
+// hello, whether its sender waits for an answer, or why it is refused.
+func (r *Receiver) admit(c net.Conn, n int, br *bufio.Reader) ([]byte, bool, *refusal) {
+	w := &waiter{c: c, n: n, src: sourceOf(c)}
 	r.mu.Lock()
-	if r.pending >= maxPending {
+	if r.closed {
 		r.mu.Unlock()
-		return nil, fmt.Errorf("%d connections are already waiting to show a token", maxPending)
+		return nil, false, refuseAs(reasonClosing, "the receiver is closing")
 	}
-	r.pending++
+	victim := r.waiting.add(w)
 	r.mu.Unlock()
-	defer func() {
-		r.mu.Lock()
-		r.pending--
-		r.mu.Unlock()
-	}()
-	return readHello(c, br, r.token)
+	if victim != nil {
+		_ = victim.c.Close()
+	}
+	hello, answers, ref := readHello(c, br, r.token)
+	r.mu.Lock()
+	r.waiting.remove(w)
+	why := w.why
+	r.mu.Unlock()
+	switch {
+	case why == reasonDropped:
+		return nil, false, refuseAs(why, "dropped unread: too many connections were waiting for their hello (at most %d, %d from one source)", maxPending, maxPendingPerSource)
+	case why != "":
+		return nil, false, refuseAs(why, "no hello before the receiver closed")
+	case ref != nil:
+		return nil, answers, ref
+	}
+	return hello, answers, r.claim(n)
 }
 
-// refuse records a refused connection.
-func (r *Receiver) refuse(err error) {
+// claim makes connection n a stream: as many at a time as the receiver
+// reads, none after the end. A stream that comes while they all run waits
+// up to handoverWait for one to end (an output that reconnects after a
+// failed write closed the old connection first), then is refused: its
+// windows would count twice.
+func (r *Receiver) claim(n int) *refusal {
+	timer := time.NewTimer(handoverWait)
+	defer timer.Stop()
+	for {
+		r.mu.Lock()
+		switch {
+		case r.closed:
+			r.mu.Unlock()
+			return refuseAs(reasonClosing, "the receiver is closing")
+		case r.st.ended:
+			by := r.endedBy
+			r.mu.Unlock()
+			return refuseAs(reasonAfterEnd, "the stream already ended (connection %d sent its end)", by)
+		case len(r.active) < r.want:
+			r.active[n] = true
+			r.streams++
+			r.mu.Unlock()
+			return nil
+		}
+		cur, freed := slices.Sorted(maps.Keys(r.active)), r.freed
+		r.mu.Unlock()
+		select {
+		case <-freed:
+		case <-timer.C:
+			return refuseAs(reasonSecond, "%s already stream(s) to this receiver, which reads %d at a time (does another load process send to this address?)", connections(cur), r.want)
+		}
+	}
+}
+
+// connections names connections by number: "connection 3", "connections 3, 5".
+func connections(ns []int) string {
+	if len(ns) == 1 {
+		return fmt.Sprintf("connection %d", ns[0])
+	}
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return "connections " + strings.Join(parts, ", ")
+}
+
+// release ends connection n's turn as a stream.
+func (r *Receiver) release(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.active[n] {
+		delete(r.active, n)
+		close(r.freed)
+		r.freed = make(chan struct{})
+	}
+}
+
+// line handles line number line of connection n, the stream.
+func (r *Receiver) line(n, line int, b []byte, tooLong bool) {
+	r.mu.Lock()
+	switch {
+	case tooLong:
+		r.st.fail(fmt.Errorf("connection %d line %d: longer than %d bytes", n, line, lineLimit))
+	default:
+		if err := r.st.handle(b); err != nil {
+			r.st.fail(fmt.Errorf("connection %d line %d: %w", n, line, err))
+		}
+	}
+	if r.st.hello.Version != 0 && r.startTime.IsZero() {
+		r.startTime = time.Now()
+		close(r.started)
+	}
+	if r.st.ended && r.endedBy == 0 {
+		r.endedBy = n
+		close(r.endedCh)
+	}
+	pending, f := r.st.pending, r.st.onWindow
+	r.st.pending = nil
+	r.mu.Unlock()
+	if f != nil && len(pending) > 0 {
+		r.cbMu.Lock()
+		for _, w := range pending {
+			f(w)
+		}
+		r.cbMu.Unlock()
+	}
+}
+
+// refuse records a refused connection (n 0 and from nil: a failed accept).
+func (r *Receiver) refuse(n int, from net.Addr, ref *refusal) {
+	var err error = ref
+	if from != nil {
+		err = fmt.Errorf("connection %d from %s refused: %w", n, from, ref)
+	}
 	r.mu.Lock()
 	r.refused++
-	if len(r.refusedErrs) < maxKeptErrors {
+	r.refusedBy[ref.reason]++
+	count := r.refused
+	if count <= maxKeptErrors {
 		r.refusedErrs = append(r.refusedErrs, err)
 	}
 	f := r.onRefused
 	r.mu.Unlock()
-	if f != nil {
+	switch {
+	case f == nil:
+	case count <= maxKeptErrors:
 		f(err)
+	case count == maxKeptErrors+1:
+		f(fmt.Errorf("more than %d connections refused: further ones are counted, not shown one by one", maxKeptErrors))
 	}
 }

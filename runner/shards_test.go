@@ -1,0 +1,90 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaosrun/chaosrun/record"
+)
+
+// streamingEngine is an engine whose shards stream from this process, as a
+// load process would: a hello with the shard's token, a window, the end.
+// Before its hello, a forger without the token sends a window of its own
+// to the same receiver.
+type streamingEngine struct{ tokens chan string }
+
+func (streamingEngine) Name() string { return "fake" }
+
+func (e streamingEngine) RunShard(ctx context.Context, sh Shard) error {
+	e.tokens <- sh.StreamToken
+	forge, err := net.Dial("tcp", sh.StreamAddr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(forge, `{"type":"hello","version":1,"token":"guess"}`+"\n"+window(1_000_000)+"\n")
+	forge.Close()
+	c, err := net.Dial("tcp", sh.StreamAddr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(c, `{"type":"hello","version":1,"token":%q}`+"\n", sh.StreamToken)
+	answer, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil || !strings.Contains(answer, "welcome") {
+		return fmt.Errorf("hello answered %q, %v", answer, err)
+	}
+	_, err = fmt.Fprint(c, window(10)+"\n"+`{"type":"end","dropped":0}`+"\n")
+	return err
+}
+
+func window(reqs int) string {
+	return fmt.Sprintf(`{"type":"window","start":"2026-01-01T00:00:00Z","series":[{"metric":"http_reqs","kind":"counter","count":%d,"sum":%d}]}`, reqs, reqs)
+}
+
+// TestShardsStreamWithTheRunsToken: without a token in Results, the run
+// makes one, the same for every shard; only the streams that show it
+// count, and the forgers' refused connections are in the notes.
+func TestShardsStreamWithTheRunsToken(t *testing.T) {
+	e := streamingEngine{tokens: make(chan string, 2)}
+	l := NewShardedLoad(e, 2, LoadSpec{OutDir: t.TempDir()}, Results{})
+	if err := l.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for err := range l.Ended() {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, notes, err := l.Collect(5 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := <-e.tokens, <-e.tokens; a == "" || a != b {
+		t.Fatalf("shards were given tokens %q and %q; want one token, not empty", a, b)
+	}
+	var reqs float64
+	if err := src.EachWindow(func(w record.Window) error {
+		for _, s := range w.Series {
+			reqs += s.Sum
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if reqs != 20 {
+		t.Errorf("%v requests in the windows, want 20 (10 a shard, none forged)", reqs)
+	}
+	joined := strings.Join(notes, "\n")
+	for _, want := range []string{"results stream of fake shard 1 of 2: refused 1 connection(s): 1 no or wrong token", "fake shard 2 of 2: refused 1"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("notes lack %q:\n%s", want, joined)
+		}
+	}
+}
