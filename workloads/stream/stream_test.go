@@ -191,6 +191,11 @@ func TestReceiver(t *testing.T) {
 	}
 	// A first connection that breaks off mid-line, then a reconnect.
 	send(`{"type":"hello","version":1,"extension":"v0"}` + "\n" + w(1, 3) + w(0, 2) + `{"type":"wind`)
+	// An output reconnects once its connection broke: the receiver has
+	// read the first one to its end before the second comes.
+	for i := 0; i < 100 && r.Summary().Malformed == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
 	send(`{"type":"hello","version":1,"extension":"v0"}` + "\n" + w(1, 4) + `{"type":"end","dropped":7}` + "\n")
 	for i := 0; i < 100 && !r.Ended(); i++ {
 		time.Sleep(20 * time.Millisecond)
