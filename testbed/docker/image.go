@@ -91,7 +91,7 @@ func StaticBinary(ctx context.Context, exe, root, cacheDir string, progress io.W
 	defer os.Remove(tmp)
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-o", tmp, "./cmd/chaosrun")
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Env = append(os.Environ(), linuxStatic...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("docker: go build ./cmd/chaosrun (CGO_ENABLED=0) in %s: %w\n%s", root, err, b)
 	}

@@ -9,8 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
+
+// linuxStatic is the environment of a build of the binary the images run:
+// static, for Linux on this machine's architecture (Docker runs Linux
+// containers, on macOS too).
+var linuxStatic = []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + runtime.GOARCH}
 
 // errNoModuleVersion: the binary is not a `go install …@VERSION` build, so
 // there is no published source to build a static copy of it from.
@@ -39,6 +45,10 @@ func installStatic(ctx context.Context, exe, cacheDir string, progress io.Writer
 	if err != nil {
 		return "", err
 	}
+	if runtime.GOOS != "linux" {
+		// go install refuses a cross-compiled binary into GOBIN.
+		return "", fmt.Errorf("docker: on %s the images need a Linux chaosrun, built from a checkout: run chaosrun from the repository (it cross-builds one)", runtime.GOOS)
+	}
 	dir := filepath.Join(cacheDir, "chaosrun-"+bi.Main.Version)
 	out := filepath.Join(dir, filepath.Base(bi.Path))
 	if ok, err := IsStatic(out); err == nil && ok {
@@ -49,7 +59,7 @@ func installStatic(ctx context.Context, exe, cacheDir string, progress io.Writer
 	}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = cacheDir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOBIN="+dir, "GOWORK=off")
+	cmd.Env = append(os.Environ(), append(linuxStatic, "GOBIN="+dir, "GOWORK=off")...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("docker: CGO_ENABLED=0 go %s: %w\n%s", strings.Join(args, " "), err, b)
 	}
