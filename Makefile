@@ -8,7 +8,7 @@ PKG_TIMEOUT ?= 60m
 
 FUZZTIME ?= 30s
 
-.PHONY: test lint lint-workflows test-main test-ext fuzz reliability
+.PHONY: test lint lint-workflows test-main test-ext fuzz reliability dist
 
 test: lint lint-workflows test-main test-ext fuzz
 
@@ -49,3 +49,13 @@ lint-workflows:
 	cd tools/actionlint && $(GO_NOWORK) build -o ../../bin/actionlint github.com/rhysd/actionlint/cmd/actionlint
 	bin/actionlint -color=false .github/workflows/*.yml
 	shellcheck -x scripts/action/*.sh scripts/install-deps.sh
+
+# A release build here, published nowhere: static binaries (CGO_ENABLED=0)
+# for linux and darwin, amd64 and arm64, as tar.gz archives with the
+# licences, and checksums.txt (SHA-256), in dist/. goreleaser comes from the
+# pinned tools module; .goreleaser.yaml says what is built, and
+# .github/workflows/release.yml publishes the same on a tag.
+dist:
+	cd tools/goreleaser && $(GO_NOWORK) build -o ../../bin/goreleaser github.com/goreleaser/goreleaser/v2
+	bin/goreleaser release --snapshot --clean
+	cd dist && sha256sum -c checksums.txt
