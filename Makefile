@@ -8,9 +8,20 @@ PKG_TIMEOUT ?= 60m
 
 FUZZTIME ?= 30s
 
-.PHONY: test lint lint-workflows test-main test-ext fuzz reliability dist
+.PHONY: test deps lint lint-workflows test-main test-ext fuzz reliability dist
 
-test: lint lint-workflows test-main test-ext fuzz
+# Every test, nothing skipped: deps first installs what the tests need (or
+# fails at once naming the command), and CI=true makes a test whose tool or
+# Docker engine is missing fail rather than skip (internal/testenv).
+test: export CI ?= true
+test: deps lint lint-workflows test-main test-ext fuzz
+
+# What the tests need from the machine besides Go and Docker: Debian
+# packages, installed when no password is needed (root or passwordless
+# sudo), else it fails naming the one command to run; then a Docker engine
+# that answers.
+deps:
+	scripts/install-deps.sh --no-prompt
 
 lint:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
