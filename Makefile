@@ -59,7 +59,7 @@ fuzz:
 lint-workflows:
 	cd tools/actionlint && $(GO_NOWORK) build -o ../../bin/actionlint github.com/rhysd/actionlint/cmd/actionlint
 	bin/actionlint -color=false .github/workflows/*.yml
-	shellcheck -x scripts/action/*.sh scripts/install-deps.sh
+	shellcheck -x scripts/action/*.sh scripts/install-deps.sh scripts/third-party-licenses.sh
 
 # A release build here, published nowhere: static binaries (CGO_ENABLED=0)
 # for linux and darwin, amd64 and arm64, as tar.gz archives with the
