@@ -39,7 +39,7 @@ func installArgs(path, version string) ([]string, error) {
 func installStatic(ctx context.Context, exe, cacheDir string, progress io.Writer) (string, error) {
 	bi, err := buildinfo.ReadFile(exe)
 	if err != nil {
-		return "", fmt.Errorf("docker: read the build information of %s: %w", exe, err)
+		return "", fmt.Errorf("%w: %s has no Go build information: %v", errNoModuleVersion, exe, err)
 	}
 	args, err := installArgs(bi.Path, bi.Main.Version)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -95,19 +96,16 @@ func TestInstallArgs(t *testing.T) {
 	}
 }
 
-// TestStaticBinaryWithoutSources: a dynamically linked development build
-// outside a checkout cannot be packed; the error says how to get one that
-// can.
+// TestStaticBinaryWithoutSources: a binary that is not static, outside a
+// checkout and of no module version cannot be packed; the error says how
+// to get one that can.
 func TestStaticBinaryWithoutSources(t *testing.T) {
-	exe, err := os.Executable() // this test binary: a development build
-	if err != nil {
+	exe := filepath.Join(t.TempDir(), "chaosrun")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := IsStatic(exe); ok {
-		t.Skip("the test binary is static (CGO_ENABLED=0): StaticBinary takes it as it is")
-	}
-	_, err = StaticBinary(context.Background(), exe, "", t.TempDir(), nil)
-	if err == nil || !strings.Contains(err.Error(), "CGO_ENABLED=0") {
-		t.Fatalf("StaticBinary = %v; want an error naming CGO_ENABLED=0", err)
+	_, err := StaticBinary(context.Background(), exe, "", t.TempDir(), nil)
+	if err == nil || !strings.Contains(err.Error(), "CGO_ENABLED=0") || !strings.Contains(err.Error(), "run it from the repository") {
+		t.Fatalf("StaticBinary = %v; want an error naming CGO_ENABLED=0 and the repository", err)
 	}
 }
