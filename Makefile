@@ -8,9 +8,20 @@ PKG_TIMEOUT ?= 60m
 
 FUZZTIME ?= 30s
 
-.PHONY: test lint lint-workflows test-main test-ext fuzz reliability
+.PHONY: test deps lint lint-workflows test-main test-ext fuzz reliability dist
 
-test: lint lint-workflows test-main test-ext fuzz
+# Every test, nothing skipped: deps first installs what the tests need (or
+# fails at once naming the command), and CI=true makes a test whose tool or
+# Docker engine is missing fail rather than skip (internal/testenv).
+test: export CI ?= true
+test: deps lint lint-workflows test-main test-ext fuzz
+
+# What the tests need from the machine besides Go and Docker: Debian
+# packages, installed when no password is needed (root or passwordless
+# sudo), else it fails naming the one command to run; then a Docker engine
+# that answers.
+deps:
+	scripts/install-deps.sh --no-prompt
 
 lint:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
@@ -60,4 +71,14 @@ fuzz:
 lint-workflows:
 	cd tools/actionlint && $(GO_NOWORK) build -o ../../bin/actionlint github.com/rhysd/actionlint/cmd/actionlint
 	bin/actionlint -color=false .github/workflows/*.yml
-	shellcheck -x scripts/action/*.sh scripts/install-deps.sh
+	shellcheck -x scripts/action/*.sh scripts/install-deps.sh scripts/third-party-licenses.sh
+
+# A release build here, published nowhere: static binaries (CGO_ENABLED=0)
+# for linux and darwin, amd64 and arm64, as tar.gz archives with the
+# licences, and checksums.txt (SHA-256), in dist/. goreleaser comes from the
+# pinned tools module; .goreleaser.yaml says what is built, and
+# .github/workflows/release.yml publishes the same on a tag.
+dist:
+	cd tools/goreleaser && $(GO_NOWORK) build -o ../../bin/goreleaser github.com/goreleaser/goreleaser/v2
+	bin/goreleaser release --snapshot --clean
+	cd dist && sha256sum -c checksums.txt

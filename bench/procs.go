@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/chaosrun/chaosrun/internal/childproc"
 )
 
 // readyPrefix is what the bench's server and every `chaosrun serve` print
@@ -41,7 +43,7 @@ type proc struct {
 // line. The child dies with the bench (Pdeathsig) and Stop ends it by PID.
 func startServer(ctx context.Context, name, bin string, args ...string) (*proc, error) {
 	cmd := exec.Command(bin, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childproc.Attr()
 	p := &proc{name: name, cmd: cmd, log: &tailBuf{max: 8 << 10}, done: make(chan struct{})}
 	cmd.Stderr = p.log
 	out, err := cmd.StdoutPipe()
@@ -123,7 +125,7 @@ func runCmd(ctx context.Context, limit time.Duration, dir string, env []string, 
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childproc.Attr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	var out bytes.Buffer

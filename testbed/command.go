@@ -11,9 +11,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/chaosrun/chaosrun/internal/childproc"
 	"github.com/chaosrun/chaosrun/scenario"
 )
 
@@ -108,7 +108,7 @@ func (l *Local) startCommand(ctx context.Context, inst string, svc *scenario.Ser
 	cmd := exec.Command(bin, args[1:]...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = childproc.Attr()
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("testbed: start %s (%s): %w", inst, strings.Join(args, " "), err)

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/chaosrun/chaosrun/internal/childproc"
 )
 
 // readyPrefix is what every `chaosrun serve` prints once it listens.
@@ -42,12 +44,9 @@ func startProcess(ctx context.Context, name, bin string, args, env []string, log
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Setpgid: true,
-		// If the harness itself dies (even by SIGKILL), the kernel kills
-		// the child: nothing outlives the run.
-		Pdeathsig: syscall.SIGKILL,
-	}
+	// If the harness itself dies (even by SIGKILL), the kernel kills the
+	// child (on Linux): nothing outlives the run.
+	cmd.SysProcAttr = childproc.Attr()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		logf.Close()

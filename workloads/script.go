@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/chaosrun/chaosrun/scenarios"
 )
 
 // ScriptsDir is the bundled scripts folder of the repository at root.
@@ -12,8 +14,9 @@ func ScriptsDir(root string) string { return filepath.Join(root, "workloads") }
 
 // ResolveScript finds a scenario's workload script: an absolute path as
 // it is; else beside the scenario file first, then in dir (the bundled
-// scripts folder; "" when there is none). It errs when the script is in
-// none of these places.
+// scripts folder; "" when there is none). A catalog scenario
+// (catalog:NAME) has no folder: its scripts are the bundled ones. It errs
+// when the script is in none of these places.
 func ResolveScript(scenarioFile, script, dir string) (string, error) {
 	if script == "" {
 		return "", fmt.Errorf("workload script: no file named")
@@ -23,7 +26,7 @@ func ResolveScript(scenarioFile, script, dir string) (string, error) {
 	case filepath.IsAbs(script):
 		tried = []string{script}
 	default:
-		if scenarioFile != "" {
+		if scenarioFile != "" && !scenarios.IsRef(scenarioFile) {
 			tried = append(tried, filepath.Join(filepath.Dir(scenarioFile), script))
 		}
 		if dir != "" {

@@ -54,3 +54,48 @@ func TestResolveScript(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveScriptOfCatalogScenario: a catalog scenario's script comes
+// from the bundled scripts, never from the working directory.
+func TestResolveScriptOfCatalogScenario(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
+	if err := os.WriteFile(filepath.Join(wd, "bank.js"), []byte("// not the bundled one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := BundledDir("", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ResolveScript("catalog:bank-slow-vault", "bank.js", dir)
+	if err != nil || got != filepath.Join(dir, "bank.js") {
+		t.Fatalf("ResolveScript = %q, %v; want the bundled %s", got, err, filepath.Join(dir, "bank.js"))
+	}
+	if _, err := ResolveScript("catalog:bank-slow-vault", "bank.js", ""); err == nil {
+		t.Error("catalog scenario without a scripts folder: want an error, not the working directory's bank.js")
+	}
+}
+
+// TestBundledDir: without a checkout the embedded scripts are written out,
+// byte for byte the folder's; with one, the checkout's folder serves.
+func TestBundledDir(t *testing.T) {
+	if got, err := BundledDir("/repo", "/cache"); err != nil || got != filepath.Join("/repo", "workloads") {
+		t.Errorf("BundledDir(checkout) = %q, %v", got, err)
+	}
+	dir, err := BundledDir("", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := filepath.Glob("*.js")
+	got, _ := filepath.Glob(filepath.Join(dir, "*.js"))
+	if len(want) == 0 || len(got) != len(want) {
+		t.Fatalf("written %d scripts, the folder has %d", len(got), len(want))
+	}
+	for _, name := range want {
+		a, _ := os.ReadFile(name)
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || string(a) != string(b) {
+			t.Errorf("%s: written copy differs from the folder's (%v)", name, err)
+		}
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/testbed"
 	"github.com/chaosrun/chaosrun/testbed/docker"
-	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
 
@@ -24,6 +23,10 @@ type engine struct {
 	k6    k6build.Binary
 	image string
 	took  time.Duration
+
+	// scripts is the bundled scripts folder: the checkout's, else the
+	// embedded scripts written out (root is "" for an installed binary).
+	scripts string
 }
 
 // k6Options are k6build's options in the command's environment.
@@ -31,18 +34,22 @@ func k6Options(st *State) k6build.Options {
 	return k6build.Options{Progress: st.Stderr, Getenv: st.Getenv, Dir: st.Dir}
 }
 
-// prepare finds the repository, builds or checks k6 (unless the state
-// brings its own load) and, for Docker, builds the image.
+// prepare finds the repository (none for an installed binary: what it
+// embeds serves), builds or checks k6 (unless the state brings its own
+// load) and, for Docker, builds the image.
 func prepare(ctx context.Context, st *State, k6path, bed string) (engine, error) {
 	t0 := time.Now()
 	o := k6Options(st)
 	o.K6Path = st.path(k6path)
-	root, err := o.RepoRoot()
+	root, err := o.Checkout()
 	if err != nil && k6path == "" && st.NewLoad == nil {
 		return engine{}, fail(exitRunError, err)
 	}
 	e := engine{root: root}
 	if st.NewLoad == nil {
+		if e.scripts, err = bundledScripts(st, root); err != nil {
+			return e, fail(exitRunError, err)
+		}
 		o.Root = root
 		if e.k6, err = k6build.Ensure(ctx, o); err != nil {
 			return e, failf(harnessCode(ctx), "k6: %w", err)
@@ -63,7 +70,7 @@ func (e engine) load(st *State, shards int, results runner.Results) runner.NewLo
 	if st.NewLoad != nil {
 		return st.NewLoad
 	}
-	return runner.K6(runner.K6Config{Binary: e.k6.Path, ScriptDir: workloads.ScriptsDir(e.root), Shards: shards, Results: results})
+	return runner.K6(runner.K6Config{Binary: e.k6.Path, ScriptDir: e.scripts, Shards: shards, Results: results})
 }
 
 // shardsFlag adds --load-shards.

@@ -13,7 +13,6 @@ import (
 	"github.com/chaosrun/chaosrun/export/k8s"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/workloads"
-	"github.com/chaosrun/chaosrun/workloads/k6build"
 	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
@@ -107,10 +106,10 @@ func exportK8s(st *State, f *k8sFlags, file string) error {
 func (f *k8sFlags) readFiles(st *State, file string, sc *scenario.Scenario, o *k8s.Options) error {
 	var errs []error
 	var err error
-	if o.ScenarioFile, err = st.readFile(file); err != nil {
+	if o.ScenarioFile, err = readScenario(st, file); err != nil {
 		errs = append(errs, err)
 	}
-	if o.Script, err = readScript(st.path(file), sc.Workload.Script); err != nil {
+	if o.Script, err = readScript(st, scenarioPath(st, file), sc.Workload.Script); err != nil {
 		errs = append(errs, err)
 	}
 	if f.ca != "" {
@@ -122,11 +121,15 @@ func (f *k8sFlags) readFiles(st *State, file string, sc *scenario.Scenario, o *k
 }
 
 // readScript reads the workload script: beside the scenario first, then in
-// the repository's bundled scripts (as a run finds it).
-func readScript(scenarioFile, script string) ([]byte, error) {
-	dir := ""
-	if root, err := k6build.FindRoot(""); err == nil {
-		dir = workloads.ScriptsDir(root)
+// the bundled scripts (as a run finds it).
+func readScript(st *State, scenarioFile, script string) ([]byte, error) {
+	root, err := k6Options(st).Checkout()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := bundledScripts(st, root)
+	if err != nil {
+		return nil, err
 	}
 	p, err := workloads.ResolveScript(scenarioFile, script, dir)
 	if err != nil {

@@ -95,7 +95,7 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"frobnicate"}, []string{`chaosrun: unknown command "frobnicate"`, "allowed: clean, completion, diff"}},
+		{[]string{"frobnicate"}, []string{`chaosrun: unknown command "frobnicate"`, "allowed: catalog, clean, completion, diff"}},
 		{[]string{"valdate", "x.yaml"}, []string{"did you mean validate?"}},
 		{[]string{"--bogus"}, []string{"chaosrun: unknown flag: --bogus"}},
 		{[]string{"validate", "--bogus", "x.yaml"}, []string{"chaosrun validate: unknown flag: --bogus", "usage: chaosrun validate", "chaosrun validate --help"}},

@@ -11,6 +11,7 @@ import (
 	"github.com/chaosrun/chaosrun/faults"
 	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/scenarios"
 	"github.com/chaosrun/chaosrun/servers"
 )
 
@@ -28,7 +29,7 @@ func scenarioOptions() scenario.Options {
 
 // loadScenario reads a file, applies --set overrides and validates the result.
 func loadScenario(st *State, file string, sets []string) (*scenario.Scenario, error) {
-	data, err := st.readFile(file)
+	data, err := readScenario(st, file)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
@@ -60,10 +61,19 @@ func blastRadius(sc *scenario.Scenario, allow []string) (*guard.Allowed, error) 
 	return a, a.CheckParams(sc.Workload.Params)
 }
 
-// scenarioFiles expands folders into their *.yaml/*.yml files, in name order.
+// scenarioFiles expands folders into their *.yaml/*.yml files, in name
+// order, and catalog: into every catalog scenario.
 func scenarioFiles(st *State, args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
+		if scenarios.IsRef(a) {
+			refs, err := scenarios.Expand(a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, refs...)
+			continue
+		}
 		fi, err := st.stat(a)
 		if err != nil {
 			return nil, err

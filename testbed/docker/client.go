@@ -10,11 +10,13 @@ package docker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/moby/moby/client"
@@ -90,6 +92,7 @@ func ownerAlive(owner string) bool {
 	if pid == os.Getpid() {
 		return true
 	}
-	_, err = os.Stat("/proc/" + pidStr)
-	return err == nil
+	// Signal 0 checks the process exists (EPERM: it does, as another user's).
+	err = syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -63,20 +63,25 @@ func IsStatic(path string) (bool, error) {
 }
 
 // StaticBinary returns a static chaosrun binary: exe itself when it is
-// static, else one built from the source tree at root with CGO_ENABLED=0
-// into cacheDir (the Go build cache makes a rebuild of unchanged source
-// take seconds). Progress lines go to progress.
+// static, else one built with CGO_ENABLED=0 into cacheDir from the source
+// tree at root (the Go build cache makes a rebuild of unchanged source
+// take seconds) or, without one, from exe's module version (go install).
+// Progress lines go to progress.
 func StaticBinary(ctx context.Context, exe, root, cacheDir string, progress io.Writer) (string, error) {
 	if exe != "" {
 		if ok, err := IsStatic(exe); err == nil && ok {
 			return exe, nil
 		}
 	}
-	if root == "" {
-		return "", fmt.Errorf("docker: %s is not a static binary and there is no source tree to build one from (run from the repository, or build with CGO_ENABLED=0)", exe)
-	}
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return "", fmt.Errorf("docker: cache folder: %w", err)
+	}
+	if root == "" {
+		bin, err := installStatic(ctx, exe, cacheDir, progress)
+		if errors.Is(err, errNoModuleVersion) {
+			return "", fmt.Errorf("docker: %s is not a static binary, and neither a source tree nor a module version to build one from: build chaosrun with CGO_ENABLED=0 (a release binary is), or run it from the repository", exe)
+		}
+		return bin, err
 	}
 	out := filepath.Join(cacheDir, "chaosrun-static")
 	if progress != nil {
@@ -86,7 +91,7 @@ func StaticBinary(ctx context.Context, exe, root, cacheDir string, progress io.W
 	defer os.Remove(tmp)
 	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-buildvcs=false", "-o", tmp, "./cmd/chaosrun")
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Env = append(os.Environ(), linuxStatic...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("docker: go build ./cmd/chaosrun (CGO_ENABLED=0) in %s: %w\n%s", root, err, b)
 	}

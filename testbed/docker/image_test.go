@@ -2,6 +2,9 @@ package docker
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -71,5 +74,38 @@ func TestImagesBuildAndReuse(t *testing.T) {
 		if !slices.Contains(refs, want) {
 			t.Errorf("ListImages = %v, lacks %s", refs, want)
 		}
+	}
+}
+
+func TestInstallArgs(t *testing.T) {
+	for _, tc := range []struct {
+		path, version string
+		want          string // "" for errNoModuleVersion
+	}{
+		{"github.com/chaosrun/chaosrun/cmd/chaosrun", "v1.2.3", "install -trimpath github.com/chaosrun/chaosrun/cmd/chaosrun@v1.2.3"},
+		{"github.com/chaosrun/chaosrun/cmd/chaosrun", "v0.0.0-20260101000000-0123456789ab", "install -trimpath github.com/chaosrun/chaosrun/cmd/chaosrun@v0.0.0-20260101000000-0123456789ab"},
+		{"github.com/chaosrun/chaosrun/cmd/chaosrun", "(devel)", ""},
+		{"github.com/chaosrun/chaosrun/cmd/chaosrun", "", ""},
+		{"github.com/chaosrun/chaosrun/cmd/chaosrun", "v0.0.0-20260101000000-0123456789ab+dirty", ""},
+		{"", "v1.2.3", ""},
+	} {
+		args, err := installArgs(tc.path, tc.version)
+		if got := strings.Join(args, " "); got != tc.want || (tc.want == "") != errors.Is(err, errNoModuleVersion) {
+			t.Errorf("installArgs(%q, %q) = %q, %v; want %q", tc.path, tc.version, got, err, tc.want)
+		}
+	}
+}
+
+// TestStaticBinaryWithoutSources: a binary that is not static, outside a
+// checkout and of no module version cannot be packed; the error says how
+// to get one that can.
+func TestStaticBinaryWithoutSources(t *testing.T) {
+	exe := filepath.Join(t.TempDir(), "chaosrun")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := StaticBinary(context.Background(), exe, "", t.TempDir(), nil)
+	if err == nil || !strings.Contains(err.Error(), "CGO_ENABLED=0") || !strings.Contains(err.Error(), "run it from the repository") {
+		t.Fatalf("StaticBinary = %v; want an error naming CGO_ENABLED=0 and the repository", err)
 	}
 }

@@ -18,7 +18,8 @@ import (
 type Options struct {
 	// K6Path is a user's own k6 build; it must list the extension in `k6 version`.
 	K6Path string
-	// Root is the repository root; default CHAOSRUN_ROOT, else found above Dir.
+	// Root is the repository root; default CHAOSRUN_ROOT, else found above
+	// Dir, else none: the sources embedded in the binary serve.
 	Root string
 	// CacheDir holds built binaries; default CHAOSRUN_CACHE, else the user cache folder's chaosrun.
 	CacheDir string
@@ -49,7 +50,8 @@ const (
 )
 
 // Ensure returns a k6 with xk6-resilience: opts.K6Path after checking it,
-// else the cached build for this extension source, building it on a miss.
+// else the cached build for this extension source, building it on a miss
+// (from the checkout, else from the sources embedded in the binary).
 func Ensure(ctx context.Context, opts Options) (Binary, error) {
 	if opts.K6Path != "" {
 		return Verify(ctx, opts.abs(opts.K6Path))
@@ -58,7 +60,7 @@ func Ensure(ctx context.Context, opts Options) (Binary, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
-	root, err := opts.RepoRoot()
+	root, err := opts.Sources()
 	if err != nil {
 		return Binary{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -80,16 +81,22 @@ func modulePath(gomod string) (string, error) {
 // "models/"), a NUL, its bytes and a NUL, sorted by path. Testdata and
 // hidden folders are left out.
 func SourceHash(extDir string) (string, error) {
-	files, err := sourceFiles(extDir, "")
+	return sourceHash(os.DirFS(filepath.Dir(extDir)), filepath.Base(extDir), extDir)
+}
+
+// sourceHash is SourceHash of the extension at ext in fsys, with the
+// models module at ModelsDir beside it; errors name the extension where.
+func sourceHash(fsys fs.FS, ext, where string) (string, error) {
+	files, err := sourceFiles(fsys, ext, "")
 	if err != nil {
 		return "", err
 	}
 	if len(files) == 0 {
-		return "", fmt.Errorf("hash extension sources: no go.mod or .go files in %s", extDir)
+		return "", fmt.Errorf("hash extension sources: no go.mod or .go files in %s", where)
 	}
-	models := filepath.Join(filepath.Dir(extDir), ModelsDir)
-	if fi, err := os.Stat(models); err == nil && fi.IsDir() {
-		more, err := sourceFiles(models, ModelsDir+"/")
+	models := path.Join(path.Dir(ext), ModelsDir)
+	if fi, err := fs.Stat(fsys, models); err == nil && fi.IsDir() {
+		more, err := sourceFiles(fsys, models, ModelsDir+"/")
 		if err != nil {
 			return "", err
 		}
@@ -98,7 +105,7 @@ func SourceHash(extDir string) (string, error) {
 	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
 	h := sha256.New()
 	for _, f := range files {
-		b, err := os.ReadFile(f.path)
+		b, err := fs.ReadFile(fsys, f.path)
 		if err != nil {
 			return "", fmt.Errorf("hash extension sources: %w", err)
 		}
@@ -110,30 +117,28 @@ func SourceHash(extDir string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:12], nil
 }
 
-// source is one hashed file: its path and the name it is hashed under.
+// source is one hashed file: its path in the tree and the name it is
+// hashed under.
 type source struct{ path, rel string }
 
-// sourceFiles lists a module folder's go.mod, go.sum and non-test .go
-// files, named prefix + their slash path in it.
-func sourceFiles(dir, prefix string) ([]source, error) {
+// sourceFiles lists the go.mod, go.sum and non-test .go files of module
+// folder dir in fsys, named prefix + their slash path in it.
+func sourceFiles(fsys fs.FS, dir, prefix string) ([]source, error) {
 	var files []source
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		name := d.Name()
 		if d.IsDir() {
 			if p != dir && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 			return nil
 		}
 		if name == "go.mod" || name == "go.sum" || (strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) {
-			rel, err := filepath.Rel(dir, p)
-			if err != nil {
-				return err
-			}
-			files = append(files, source{path: p, rel: prefix + filepath.ToSlash(rel)})
+			rel := strings.TrimPrefix(strings.TrimPrefix(p, dir), "/")
+			files = append(files, source{path: p, rel: prefix + rel})
 		}
 		return nil
 	})
@@ -187,14 +192,10 @@ func (o Options) Cache() (string, error) {
 	return abs, nil
 }
 
-// CachedK6 is where Ensure keeps the k6 of the repository's current
-// extension source, whether it is built yet or not.
+// CachedK6 is where Ensure keeps the k6 of the current extension source
+// (the checkout's, else the embedded one), whether it is built yet or not.
 func (o Options) CachedK6() (string, error) {
-	root, err := o.RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	hash, err := SourceHash(filepath.Join(root, ExtensionDir))
+	hash, err := o.sourceHash()
 	if err != nil {
 		return "", err
 	}

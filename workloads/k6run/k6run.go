@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/chaosrun/chaosrun/internal/childproc"
 )
 
 // Grace is how long k6 has after SIGINT before its process group is killed.
@@ -130,8 +132,8 @@ func run(ctx context.Context, s Spec, started func(pid int)) (Result, error) {
 		cmd.Env = append(cmd.Env, "K6_RESILIENCE_TOKEN="+s.StreamToken)
 	}
 	cmd.Stdout, cmd.Stderr = out, out
-	// Pdeathsig: if the harness is killed, k6 dies with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// If the harness is killed, k6 dies with it (on Linux).
+	cmd.SysProcAttr = childproc.Attr()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return Result{}, fmt.Errorf("k6run: start %s: %w", s.Binary, err)

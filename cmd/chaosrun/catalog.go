@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chaosrun/chaosrun/scenarios"
+	"github.com/chaosrun/chaosrun/workloads"
+)
+
+// newCatalogCmd lists and prints the catalog's scenarios, which the binary
+// carries: `run`, `validate` and `gameday` take them as catalog:NAME.
+func newCatalogCmd(st *State) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "catalog",
+		Short: "the built-in scenarios: one resilience claim each (run them as catalog:NAME)",
+		Long: `The catalog's scenarios are built into chaosrun: each proves one claim, passing
+with its protection on and breaching with it off. Run one from any folder with
+` + "`chaosrun run catalog:NAME`" + `, every one with ` + "`chaosrun run catalog:`" + `; validate,
+gameday, export k8s and fault apply take the same names.`,
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "list the catalog: name, claim, and the --set that switches the protection off",
+		Args:  cobra.NoArgs,
+		Run: func(*cobra.Command, []string) {
+			w := tabwriter.NewWriter(st.Stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(w, "NAME\tCLAIM\tSWITCH IT OFF WITH")
+			for _, e := range scenarios.All() {
+				fmt.Fprintf(w, "%s\t%s\t--set %s\n", e.Name, e.Claim, strings.Join(e.Switch, " --set "))
+			}
+			w.Flush()
+			fmt.Fprintln(st.Stdout, "\nrun one: chaosrun run catalog:NAME   all: chaosrun run catalog:   read one: chaosrun catalog show NAME")
+		},
+	}
+	show := &cobra.Command{
+		Use:               "show NAME",
+		Short:             "print a catalog scenario's YAML (a starting point for your own)",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: catalogNames,
+		RunE: func(_ *cobra.Command, args []string) error {
+			b, err := scenarios.ReadRef(scenarios.Prefix + strings.TrimPrefix(args[0], scenarios.Prefix))
+			if err != nil {
+				return fail(exitUsage, err)
+			}
+			_, err = st.Stdout.Write(b)
+			return err
+		},
+	}
+	return group(st, cmd, list, show)
+}
+
+// catalogNames completes catalog scenario names.
+func catalogNames(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []cobra.Completion
+	for _, e := range scenarios.All() {
+		out = append(out, cobra.CompletionWithDesc(e.Name, e.Claim))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// readScenario reads a scenario file, or a catalog scenario (catalog:NAME)
+// from the binary.
+func readScenario(st *State, file string) ([]byte, error) {
+	if scenarios.IsRef(file) {
+		return scenarios.ReadRef(file)
+	}
+	return st.readFile(file)
+}
+
+// scenarioPath is file resolved against the working directory; a catalog
+// reference stays as it is.
+func scenarioPath(st *State, file string) string {
+	if scenarios.IsRef(file) {
+		return file
+	}
+	return st.path(file)
+}
+
+// bundledScripts is the folder a scenario's script is looked up in after
+// the scenario's own: the checkout's workloads/ (root), else the scripts
+// embedded in this binary, written once into the cache.
+func bundledScripts(st *State, root string) (string, error) {
+	cache := ""
+	if root == "" {
+		c, err := k6Options(st).Cache()
+		if err != nil {
+			return "", err
+		}
+		cache = c
+	}
+	return workloads.BundledDir(root, cache)
+}

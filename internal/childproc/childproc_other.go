@@ -1,0 +1,9 @@
+//go:build !linux
+
+package childproc
+
+import "syscall"
+
+const diesWithParent = false
+
+func setDeathSignal(*syscall.SysProcAttr) {}
