@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -39,7 +40,7 @@ func newExportK8sCmd(st *State) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return exportK8s(st, &f, args[0])
+			return exportK8s(cmd.Context(), st, &f, args[0])
 		},
 	}
 	fl, o := cmd.Flags(), &f.o
@@ -56,11 +57,10 @@ func newExportK8sCmd(st *State) *cobra.Command {
 	return cmd
 }
 
-func exportK8s(st *State, f *k8sFlags, file string) error {
-	sc, err := loadScenario(st, file, nil)
+func exportK8s(ctx context.Context, st *State, f *k8sFlags, file string) error {
+	sc, err := loadScenario(ctx, st, file, nil)
 	if err != nil {
-		fmt.Fprintln(st.Stderr, err)
-		return exit(exitUsage)
+		return scenarioFailed(ctx, st, err)
 	}
 	o := f.o
 	o.ToxiproxyToken, o.Seed = stream.NewToken(), rand.Int64N(1<<31)+1
