@@ -1,0 +1,86 @@
+package docker
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Owner is this process's owner label value (see LabelOwner).
+func Owner() string { return self() }
+
+var self = sync.OnceValue(func() string { return OwnerOf(os.Getpid()) })
+
+// OwnerOf is the owner label value of process pid: "PID:START@HOSTNAME",
+// or "PID@HOSTNAME" where its start time cannot be read.
+func OwnerOf(pid int) string {
+	h, _ := os.Hostname()
+	id := strconv.Itoa(pid)
+	if start, ok := startTime(pid); ok {
+		id += ":" + start
+	}
+	return id + "@" + h
+}
+
+// OwnedBy reports whether an owner label value names process pid on this
+// host, whatever its start time.
+func OwnedBy(owner string, pid int) bool {
+	h, _ := os.Hostname()
+	id, host, ok := splitOwner(owner)
+	p, _, _ := strings.Cut(id, ":")
+	return ok && host == h && p == strconv.Itoa(pid)
+}
+
+func splitOwner(owner string) (id, host string, ok bool) {
+	i := strings.LastIndex(owner, "@")
+	if i < 0 {
+		return "", "", false
+	}
+	return owner[:i], owner[i+1:], true
+}
+
+// ownerAlive reports whether the harness named by an owner label still
+// runs on this host: its PID runs and, when the label has one, with the
+// same start time (else the PID was reused). Owners on other hosts count
+// as alive: we cannot tell.
+func ownerAlive(owner string) bool {
+	id, host, ok := splitOwner(owner)
+	if !ok {
+		return false
+	}
+	if h, _ := os.Hostname(); h != host {
+		return true
+	}
+	pidStr, start, hasStart := strings.Cut(id, ":")
+	pid, err := strconv.Atoi(pidStr)
+	if err != nil || pid <= 0 {
+		return false
+	}
+	now, ok := startTime(pid)
+	if !ok {
+		_, err := os.Stat("/proc/" + pidStr)
+		return err == nil && !hasStart
+	}
+	return !hasStart || now == start
+}
+
+// startTime is when process pid started, in clock ticks since boot (field
+// 22 of /proc/PID/stat), as text.
+func startTime(pid int) (string, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", false
+	}
+	// The command name, in parentheses, may hold blanks: count after it.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return "", false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return "", false
+	}
+	return f[19], true
+}
