@@ -30,7 +30,7 @@ test-ext:
 
 # Every parser of outside input is fuzzed for a bounded time; findings are
 # kept as regression inputs under each package's testdata/fuzz.
-FUZZ_TARGETS = ./scenario:FuzzParse ./assertions:FuzzParseCheck ./workloads/stream:FuzzDecode ./workloads/stream:FuzzHistCount ./testbed/httpstage:FuzzStage ./targets/bankservice:FuzzRequests ./targets/kvdispatcher:FuzzRequests
+FUZZ_TARGETS = ./scenario:FuzzParse ./assertions:FuzzParseCheck ./workloads/stream:FuzzDecode ./workloads/stream:FuzzHistCount ./testbed/httpstage:FuzzStage ./targets/bankservice:FuzzRequests ./targets/kvdispatcher:FuzzRequests ./guard:FuzzHosts ./gameday:FuzzAPI
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

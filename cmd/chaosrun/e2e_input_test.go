@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,5 +130,46 @@ func TestReliabilityRefusedBeforeAnythingStarts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReliabilityGamedayInput: the game day refuses fault names a scenario
+// would refuse — ".." could never be cleared, 60 KB went to every page
+// twice a second — and serving on 127.0.0.2 needs a token like any
+// address but 127.0.0.1. In-process, under 1 s.
+func TestReliabilityGamedayInput(t *testing.T) {
+	file := writeScenario(t, strings.Replace(fakeLoadScenario, "%s", "5", 1))
+	load := func() *loadtest.Load { return &loadtest.Load{Windows: tenRequests(), RunFor: time.Hour} }
+	bed := &loadtest.Testbed{}
+	st, _, se := fakeState(t, load(), bed)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // a game day that starts ends here
+	defer cancel()
+	if code := Execute(ctx, st, []string{"gameday", "--listen", "127.0.0.2:0", file}); code != exitUsage || !strings.Contains(se.String(), "needs --token") || bed.Downs() != 0 {
+		t.Errorf("--listen 127.0.0.2:0 without a token: exit %d, testbed up %d time(s)\n%s", code, bed.Downs(), se)
+	}
+
+	st, so, se := fakeState(t, load(), &loadtest.Testbed{})
+	done := make(chan int, 1)
+	go func() { done <- Execute(context.Background(), st, []string{"gameday", file}) }()
+	url := waitPage(t, so, se)
+	for _, name := range []string{"..", strings.Repeat("x", 60<<10), "a/../b"} {
+		body := `{"name":"` + name + `","kind":"latency","edge":"ledger->ledger","attributes":{"latency":1}}`
+		resp, err := http.Post(url+"api/faults", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(msg), "allowed: letters, digits") || len(msg) > 1024 {
+			t.Errorf("fault named %.20q: %s %.200s", name, resp.Status, msg)
+		}
+	}
+	resp, err := http.Post(url+"api/stop", "application/json", strings.NewReader(`{"by":"tester"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if code := <-done; code != exitOK {
+		t.Fatalf("exit %d\n%s", code, se)
 	}
 }
