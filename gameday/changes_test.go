@@ -174,7 +174,9 @@ func TestAPIRefusesBadNamesAndBodies(t *testing.T) {
 // failingListener accepts nothing: its Accept fails for good.
 type failingListener struct{ net.Listener }
 
-func (l failingListener) Accept() (net.Conn, error) { return nil, errors.New("accept: too many open files") }
+func (l failingListener) Accept() (net.Conn, error) {
+	return nil, errors.New("accept: too many open files")
+}
 
 // TestPageServerFailureEndsTheGameDay: a page that stops serving ends the
 // game day with the reason in its record, instead of a game day nobody
