@@ -24,13 +24,16 @@ type Scraper struct {
 	onScrape func(record.Scrape)
 	mu       sync.Mutex
 	out      []record.Scrape
+	tries    map[string]int
 	errs     map[string]int
+	lastErr  map[string]error
 }
 
 // NewScraper returns a scraper; onScrape, if not nil, sees every reading as
 // it arrives (game days plot them live).
 func NewScraper(onScrape func(record.Scrape)) *Scraper {
-	return &Scraper{client: &http.Client{Timeout: 800 * time.Millisecond}, onScrape: onScrape, errs: map[string]int{}}
+	return &Scraper{client: &http.Client{Timeout: 800 * time.Millisecond}, onScrape: onScrape,
+		tries: map[string]int{}, errs: map[string]int{}, lastErr: map[string]error{}}
 }
 
 // Run scrapes until ctx ends.
@@ -47,9 +50,14 @@ func (s *Scraper) Run(ctx context.Context, instances []testbed.Instance, every t
 		for _, in := range instances {
 			wg.Go(func() {
 				vals, err := s.scrape(ctx, "http://"+in.Address+"/metrics")
+				if ctx.Err() != nil {
+					return // cut short by the end: no failure of the instance
+				}
 				s.mu.Lock()
+				s.tries[in.Name]++
 				if err != nil {
 					s.errs[in.Name]++
+					s.lastErr[in.Name] = err
 					s.mu.Unlock()
 					return
 				}
@@ -130,4 +138,21 @@ func (s *Scraper) Results() ([]record.Scrape, map[string]int) {
 	defer s.mu.Unlock()
 	sort.SliceStable(s.out, func(i, j int) bool { return s.out[i].Time.Before(s.out[j].Time) })
 	return s.out, s.errs
+}
+
+// Failures says, per instance whose /metrics could not always be read,
+// how many reads failed and the last reason, for the record's problems.
+func (s *Scraper) Failures() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := make([]string, 0, len(s.errs))
+	for n := range s.errs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		out = append(out, fmt.Sprintf("/metrics of %s: %d of %d scrapes failed (last: %v); assertions over its scrapes see fewer readings", n, s.errs[n], s.tries[n], s.lastErr[n]))
+	}
+	return out
 }

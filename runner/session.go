@@ -296,6 +296,9 @@ func (s *Session) Finish() {
 	}
 	if s.scr != nil {
 		s.rec.Scrapes, _ = s.scr.Results()
+		for _, f := range s.scr.Failures() {
+			s.Note(f)
+		}
 	}
 	if len(s.o.Scenario.EndChecks) > 0 && !s.rec.Incomplete {
 		s.rec.EndChecks = runEndChecks(context.Background(), s.o.Scenario, s.topo)

@@ -28,6 +28,13 @@ import (
 	"github.com/chaosrun/chaosrun/testbed"
 )
 
+// Bounds of teardowns the testbed does by itself: after a failed Up, and
+// of one container that failed to start.
+const (
+	downAfterFailedUp = 30 * time.Second
+	removeTimeout     = 10 * time.Second
+)
+
 // proxyBasePort is the first port Toxiproxy's proxies listen on inside its
 // container (one per edge, in Edges order).
 const proxyBasePort = 20000
@@ -140,7 +147,9 @@ func (t *Testbed) Up(ctx context.Context, sc *scenario.Scenario) (topo *testbed.
 	t.mu.Unlock()
 	defer func() {
 		if err != nil {
-			t.Down(context.WithoutCancel(ctx)) //nolint:errcheck // the start-up error matters more
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), downAfterFailedUp)
+			defer cancel()
+			t.Down(dctx) //nolint:errcheck // the start-up error matters more
 		}
 	}()
 	if err := t.checkImages(ctx, sc); err != nil {
@@ -375,7 +384,9 @@ func (t *Testbed) run(ctx context.Context, s spec) (*box, error) {
 			break
 		}
 		if b.id != "" {
-			rerr := t.remove(context.WithoutCancel(ctx), b)
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+			rerr := t.remove(rctx, b)
+			cancel()
 			t.forget(b)
 			if rerr != nil {
 				err = errors.Join(err, rerr)
