@@ -26,8 +26,8 @@ type process struct {
 	log     *os.File
 	addr    string
 
-	done     chan struct{} // closed when the process has exited
-	exitErr  error
+	done      chan struct{} // closed when the process has exited
+	exitErr   error
 	stopping  sync.Once
 	stopped   chan struct{} // closed when Down asked it to stop
 	closeOnce sync.Once
