@@ -27,7 +27,9 @@ func newDiffCmd(st *State) *cobra.Command {
 		Long: `BASE and HEAD are run records (run.json) or folders of them; several records of one
 scenario on a side are repeated runs. Exit 1 when a figure got significantly worse.`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error { return diff(st, &f, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return untilDone(cmd.Context(), func() error { return diff(st, &f, args) })
+		},
 	}
 	fl, o := cmd.Flags(), &f.o
 	fl.IntVar(&o.Iterations, "iterations", 2000, "bootstrap replicates per figure")

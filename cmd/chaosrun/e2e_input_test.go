@@ -60,18 +60,28 @@ func TestReliabilityOversizedScenario(t *testing.T) {
 	}
 }
 
-// TestReliabilityValidateCancels: `validate` of a FIFO nobody writes to
-// ends at once on SIGTERM or Ctrl-C (exit 130) instead of waiting forever.
-// Under 1 s.
-func TestReliabilityValidateCancels(t *testing.T) {
+// TestReliabilityCommandsCancel: commands reading a FIFO nobody writes to
+// (validate, diff, export) end at once on SIGTERM or Ctrl-C (exit 130)
+// instead of waiting forever. Under 1 s each.
+func TestReliabilityCommandsCancel(t *testing.T) {
 	skipShort(t)
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		t.Run(sig.String(), func(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		sig  syscall.Signal
+	}{
+		{[]string{"validate", "FIFO"}, syscall.SIGTERM},
+		{[]string{"validate", "FIFO"}, syscall.SIGINT},
+		{[]string{"export", "k8s", "FIFO"}, syscall.SIGTERM},
+		{[]string{"diff", "FIFO", "FIFO"}, syscall.SIGINT},
+	} {
+		sig := tc.sig
+		t.Run(tc.args[0]+" "+sig.String(), func(t *testing.T) {
 			fifo := filepath.Join(t.TempDir(), "s.yaml")
 			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			bg := startChaosrun(t, "validate", fifo)
+			args := strings.Fields(strings.ReplaceAll(strings.Join(tc.args, " "), "FIFO", fifo))
+			bg := startChaosrun(t, args...)
 			time.Sleep(300 * time.Millisecond) // blocked opening the FIFO
 			t0 := time.Now()
 			bg.cmd.Process.Signal(sig) //nolint:errcheck // checked by its exit

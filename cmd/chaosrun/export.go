@@ -40,7 +40,7 @@ func newExportK8sCmd(st *State) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return exportK8s(cmd.Context(), st, &f, args[0])
+			return untilDone(cmd.Context(), func() error { return exportK8s(cmd.Context(), st, &f, args[0]) })
 		},
 	}
 	fl, o := cmd.Flags(), &f.o
