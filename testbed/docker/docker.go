@@ -145,13 +145,7 @@ func (t *Testbed) Up(ctx context.Context, sc *scenario.Scenario) (topo *testbed.
 	}
 	t.cli, t.sc, t.byName, t.died = cli, sc, map[string]*box{}, make(chan error, 16)
 	t.mu.Unlock()
-	defer func() {
-		if err != nil {
-			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), downAfterFailedUp)
-			defer cancel()
-			t.Down(dctx) //nolint:errcheck // the start-up error matters more
-		}
-	}()
+	defer t.downIfFailed(ctx, &err)
 	if err := t.checkImages(ctx, sc); err != nil {
 		return nil, err
 	}
@@ -225,6 +219,17 @@ func (t *Testbed) Up(ctx context.Context, sc *scenario.Scenario) (topo *testbed.
 	t.mu.Unlock()
 	t.watchers.Go(func() { t.watch(wctx) })
 	return topo, nil
+}
+
+// downIfFailed removes what a failed Up (*err set) started, within
+// downAfterFailedUp even when ctx has ended.
+func (t *Testbed) downIfFailed(ctx context.Context, err *error) {
+	if *err == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), downAfterFailedUp)
+	defer cancel()
+	t.Down(ctx) //nolint:errcheck // the start-up error matters more
 }
 
 // spec is one container to run.
