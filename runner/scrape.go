@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -145,13 +147,8 @@ func (s *Scraper) Results() ([]record.Scrape, map[string]int) {
 func (s *Scraper) Failures() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	names := make([]string, 0, len(s.errs))
-	for n := range s.errs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	out := make([]string, 0, len(names))
-	for _, n := range names {
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(s.errs)) {
 		out = append(out, fmt.Sprintf("/metrics of %s: %d of %d scrapes failed (last: %v); assertions over its scrapes see fewer readings", n, s.errs[n], s.tries[n], s.lastErr[n]))
 	}
 	return out

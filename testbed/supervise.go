@@ -1,7 +1,6 @@
 package testbed
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -77,24 +75,16 @@ func killGroup() {
 		if err != nil || pid == self {
 			continue
 		}
-		if g, ok := groupOf(d); ok && g == pgrp {
+		if g, ok := groupOf(pid); ok && g == pgrp {
 			syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck // it may have gone
 		}
 	}
 }
 
-// groupOf reads the process group of the process at /proc/PID.
-func groupOf(dir string) (int, bool) {
-	b, err := os.ReadFile(filepath.Join(dir, "stat"))
-	if err != nil {
-		return 0, false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 3 {
+// groupOf is the process group of process pid.
+func groupOf(pid int) (int, bool) {
+	f, ok := ProcStat(pid)
+	if !ok || len(f) < 3 {
 		return 0, false
 	}
 	g, err := strconv.Atoi(f[2])

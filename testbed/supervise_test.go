@@ -64,7 +64,7 @@ func TestCommandServiceGroupDiesWithTheHarness(t *testing.T) {
 	if bg == 0 {
 		t.Fatal("the service never started its background child")
 	}
-	group, ok := groupOf("/proc/" + strconv.Itoa(bg))
+	group, ok := groupOf(bg)
 	if !ok {
 		t.Fatalf("no process group for pid %d", bg)
 	}
@@ -88,15 +88,11 @@ func groupMembers(group int) map[int]string {
 	out := map[int]string{}
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
-		g, ok := groupOf(d)
-		if !ok || g != group {
-			continue
-		}
-		stat, _ := os.ReadFile(filepath.Join(d, "stat"))
-		if strings.Contains(string(stat), ") Z ") {
-			continue // a zombie: dead, waiting to be reaped
-		}
 		pid, _ := strconv.Atoi(filepath.Base(d))
+		stat, ok := ProcStat(pid)
+		if !ok || len(stat) < 3 || stat[2] != strconv.Itoa(group) || stat[0] == "Z" {
+			continue // another group's, or a zombie: dead, waiting to be reaped
+		}
 		cl, _ := os.ReadFile(filepath.Join(d, "cmdline"))
 		out[pid] = strings.ReplaceAll(string(cl), "\x00", " ")
 	}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -43,20 +42,8 @@ workload: {script: bank.js, duration: 30s, targets: [ledger]}
 		t.Fatal("the service's program never started its child")
 	}
 	kids := descendants(bg.cmd.Process.Pid)
+	kids[child] = "the program's own child"
 	bg.cmd.Process.Kill() //nolint:errcheck
 	<-bg.done
-	deadline := time.Now().Add(5 * time.Second)
-	for pid, cl := range kids {
-		for running(pid) && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if running(pid) {
-			t.Errorf("pid %d (%s) outlived the killed harness", pid, cl)
-			syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck
-		}
-	}
-	if running(child) {
-		t.Errorf("the program's own child (pid %d) outlived the killed harness", child)
-		syscall.Kill(child, syscall.SIGKILL) //nolint:errcheck
-	}
+	assertAllEnd(t, kids, 5*time.Second)
 }

@@ -1,11 +1,12 @@
 package docker
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/chaosrun/chaosrun/testbed"
 )
 
 // Owner is this process's owner label value (see LabelOwner).
@@ -66,20 +67,11 @@ func ownerAlive(owner string) bool {
 	return !hasStart || now == start
 }
 
-// startTime is when process pid started, in clock ticks since boot (field
-// 22 of /proc/PID/stat), as text.
+// startTime is when process pid started, in clock ticks since boot, as
+// text.
 func startTime(pid int) (string, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return "", false
-	}
-	// The command name, in parentheses, may hold blanks: count after it.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return "", false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
+	f, ok := testbed.ProcStat(pid)
+	if !ok || len(f) < 20 {
 		return "", false
 	}
 	return f[19], true
