@@ -44,20 +44,23 @@ func loadScenario(ctx context.Context, st *State, file string, sets []string) (*
 	if err := scenario.Validate(sc, scenarioOptions()); err != nil {
 		return nil, err
 	}
-	if err := workloads.CheckScript(sc, st.path(file), bundledScripts(st)); err != nil {
+	dir, rootErr := bundledScripts(st)
+	if err := workloads.CheckScript(sc, st.path(file), dir); err != nil {
+		if rootErr != nil {
+			return nil, fmt.Errorf("%w\n  (no bundled scripts to look in: %v)", err, rootErr)
+		}
 		return nil, err
 	}
 	return sc, nil
 }
 
-// bundledScripts is the repository's scripts folder, "" when there is no
-// repository to find.
-func bundledScripts(st *State) string {
+// bundledScripts is the repository's scripts folder, or why there is none.
+func bundledScripts(st *State) (string, error) {
 	root, err := k6Options(st).RepoRoot()
 	if err != nil {
-		return ""
+		return "", err
 	}
-	return workloads.ScriptsDir(root)
+	return workloads.ScriptsDir(root), nil
 }
 
 // readScenario reads a scenario file, at most scenario.MaxFileSize bytes
