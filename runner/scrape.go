@@ -142,14 +142,21 @@ func (s *Scraper) Results() ([]record.Scrape, map[string]int) {
 	return s.out, s.errs
 }
 
-// Failures says, per instance whose /metrics could not always be read,
-// how many reads failed and the last reason, for the record's problems.
-func (s *Scraper) Failures() []string {
+// ScrapeFailure is how often one instance's /metrics could not be read.
+type ScrapeFailure struct {
+	Instance      string
+	Failed, Tries int
+	Last          error
+}
+
+// Failures lists the instances whose /metrics could not always be read,
+// by name.
+func (s *Scraper) Failures() []ScrapeFailure {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []string
+	var out []ScrapeFailure
 	for _, n := range slices.Sorted(maps.Keys(s.errs)) {
-		out = append(out, fmt.Sprintf("/metrics of %s: %d of %d scrapes failed (last: %v); assertions over its scrapes see fewer readings", n, s.errs[n], s.tries[n], s.lastErr[n]))
+		out = append(out, ScrapeFailure{Instance: n, Failed: s.errs[n], Tries: s.tries[n], Last: s.lastErr[n]})
 	}
 	return out
 }
