@@ -57,7 +57,9 @@ FUZZ_TARGETS = \
   ./testbed/httpstage:FuzzStage \
   ./targets/bankservice:FuzzRequests \
   ./targets/kvdispatcher:FuzzRequests \
-  ./export/metrics:FuzzParseScrapeKey
+  ./export/metrics:FuzzParseScrapeKey \
+  ./guard:FuzzHosts \
+  ./gameday:FuzzAPI
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/chaosrun/chaosrun/faults"
 	"github.com/chaosrun/chaosrun/record"
@@ -60,6 +62,10 @@ type control struct {
 	active   map[string]*activeEntry
 	events   []record.FaultEvent
 	timeline []Entry
+	// changes counts the applies and reverts under way; once ending is
+	// set no new one starts, so that the final clear misses none.
+	changes sync.WaitGroup
+	ending  bool
 }
 
 type activeEntry struct {
@@ -85,8 +91,33 @@ var ErrBadRequest = errors.New("bad request")
 // ErrNoSuchFault is returned by Clear for a name not in force.
 var ErrNoSuchFault = errors.New("no such fault in force")
 
-// Add validates and applies a fault.
+// ErrEnding refuses changes once the game day is ending (HTTP 409).
+var ErrEnding = errors.New("the game day is ending: every fault is being cleared, and no new one is injected")
+
+// begin starts a change (an apply or a revert) unless the game day is
+// ending; end it with c.changes.Done.
+func (c *control) begin() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ending {
+		return ErrEnding
+	}
+	c.changes.Add(1)
+	return nil
+}
+
+// Add validates and applies a fault. ctx is the game day's, never an HTTP
+// request's: a client that leaves does not cut an apply short.
 func (c *control) Add(ctx context.Context, r FaultRequest) (ActiveFault, error) {
+	if r.Name != "" {
+		if err := scenario.CheckFaultName(r.Name); err != nil {
+			return ActiveFault{}, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		}
+	}
+	if err := c.begin(); err != nil {
+		return ActiveFault{}, err
+	}
+	defer c.changes.Done()
 	r.By = who(r.By)
 	target := r.Edge
 	if faults.IsHostKind(r.Kind) {
@@ -118,16 +149,28 @@ func (c *control) Add(ctx context.Context, r FaultRequest) (ActiveFault, error) 
 	c.onApply()
 	at := c.now()
 	aerr := f.Apply(ctx, c.env)
+	var rerr error
+	if aerr != nil && ctx.Err() != nil {
+		// Cut short by the game day's end: whether it took effect is
+		// unknown (its own rollback had no context left).
+		rerr = c.undo(ctx, f)
+	}
 	done := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ev := record.FaultEvent{Fault: r.Name, Kind: r.Kind, Target: target, Scheduled: at, Actual: done, Detail: "manual by " + r.By}
 	if aerr != nil {
-		delete(c.active, r.Name)
 		ev.Action, ev.Error = record.Failed, aerr.Error()
 		c.events = append(c.events, ev)
 		c.timeline = append(c.timeline, Entry{Time: done, By: r.By, Kind: "error", What: fmt.Sprintf("could not inject %s on %s: %v", r.Kind, target, aerr)})
-		return ActiveFault{}, fmt.Errorf("applying %s: %w", r.Name, aerr)
+		if rerr == nil {
+			delete(c.active, r.Name)
+			return ActiveFault{}, fmt.Errorf("applying %s: %w", r.Name, aerr)
+		}
+		// Maybe partly in force: kept, so that clearing it (or the end of
+		// the game day) tries again.
+		c.active[r.Name] = &activeEntry{info: ActiveFault{FaultRequest: r, Since: done, Describe: f.Describe() + " (may be partly in force)"}, fault: f}
+		return ActiveFault{}, fmt.Errorf("applying %s: %w (and undoing it: %v; it stays listed until cleared)", r.Name, aerr, rerr)
 	}
 	ev.Action = record.Applied
 	c.events = append(c.events, ev)
@@ -137,8 +180,29 @@ func (c *control) Add(ctx context.Context, r FaultRequest) (ActiveFault, error) 
 	return info, nil
 }
 
-// Clear reverts the fault named name; why says who or what asked.
+// undo reverts what a failed apply may have left, with a context of its
+// own: the apply's may be what ended.
+func (c *control) undo(ctx context.Context, f faults.Fault) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
+	defer cancel()
+	return f.Revert(ctx, c.env)
+}
+
+// undoTimeout bounds undoing a failed apply.
+const undoTimeout = 15 * time.Second
+
+// Clear reverts the fault named name; why says who or what asked. Like
+// Add, it runs under the game day's context.
 func (c *control) Clear(ctx context.Context, name, by, why string) error {
+	if err := c.begin(); err != nil {
+		return err
+	}
+	defer c.changes.Done()
+	return c.clear(ctx, name, by, why)
+}
+
+// clear is Clear without the check for the game day's end.
+func (c *control) clear(ctx context.Context, name, by, why string) error {
 	by = who(by)
 	c.mu.Lock()
 	e, ok := c.active[name]
@@ -175,6 +239,28 @@ func (c *control) Clear(ctx context.Context, name, by, why string) error {
 	return nil
 }
 
+// Finish ends every change: no new one starts, those under way are waited
+// for (until ctx ends), then every fault in force is reverted. It returns
+// the names reverted.
+func (c *control) Finish(ctx context.Context, by, why string) ([]string, error) {
+	c.mu.Lock()
+	c.ending = true
+	c.mu.Unlock()
+	waited := make(chan struct{})
+	go func() {
+		c.changes.Wait()
+		close(waited)
+	}()
+	var errs []error
+	select {
+	case <-waited:
+	case <-ctx.Done():
+		errs = append(errs, fmt.Errorf("fault changes still under way after %v: they may stay in force", context.Cause(ctx)))
+	}
+	names, err := c.ClearAll(ctx, by, why)
+	return names, errors.Join(append(errs, err)...)
+}
+
 // ClearAll reverts every fault in force and returns the names reverted.
 func (c *control) ClearAll(ctx context.Context, by, why string) ([]string, error) {
 	c.mu.Lock()
@@ -183,7 +269,7 @@ func (c *control) ClearAll(ctx context.Context, by, why string) ([]string, error
 	var errs []error
 	var done []string
 	for _, n := range names {
-		if err := c.Clear(ctx, n, by, why); err != nil {
+		if err := c.clear(ctx, n, by, why); err != nil {
 			if !errors.Is(err, ErrNoSuchFault) {
 				errs = append(errs, err)
 			}
@@ -230,13 +316,20 @@ func (c *control) Events() []record.FaultEvent {
 	return append([]record.FaultEvent(nil), c.events...)
 }
 
+// who is who asked, as the timeline shows it: at most 64 characters,
+// control characters (a forged timeline line) replaced.
 func who(by string) string {
-	by = strings.TrimSpace(by)
+	by = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return '?'
+		}
+		return r
+	}, strings.TrimSpace(by))
 	if by == "" {
 		return "anonymous"
 	}
-	if len(by) > 64 {
-		by = by[:64]
+	if r := []rune(by); len(r) > 64 {
+		by = string(r[:64])
 	}
 	return by
 }

@@ -62,6 +62,8 @@ type Options struct {
 var ErrInterrupted = runner.ErrInterrupted
 
 type gameDay struct {
+	// ctx is the session's: faults are applied and reverted under it.
+	ctx   context.Context
 	o     Options
 	sc    *scenario.Scenario
 	token string
@@ -80,15 +82,20 @@ type gameDay struct {
 	kickCh   chan struct{}
 	last     []byte
 	logged   int
+	// pageErr gets the page server's error if it stops serving.
+	pageErr chan error
 }
 
-// CheckListen refuses a non-loopback address without a token.
+// CheckListen refuses to serve without a token on any address but
+// 127.0.0.1 (other loopback addresses too: a container or a namespace may
+// share them).
 func CheckListen(listen, token string) error {
-	if _, _, err := net.SplitHostPort(listen); err != nil {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
 		return fmt.Errorf("--listen %q: %w (allowed: HOST:PORT, e.g. 127.0.0.1:0)", listen, err)
 	}
-	if token == "" && !guard.IsLoopbackListen(listen) {
-		return fmt.Errorf("--listen %s is not a loopback address: set --token so that only people with it can inject faults", listen)
+	if token == "" && host != "127.0.0.1" {
+		return fmt.Errorf("--listen %s: serving on any address but 127.0.0.1 needs --token, so that only people with it can inject faults", listen)
 	}
 	return nil
 }
@@ -119,7 +126,8 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	}
 	sc := o.Scenario
 	g := &gameDay{o: o, sc: sc, token: o.Token, live: newLive(o.Slide), tgts: newTargetSeries(),
-		stop: newStopConditions(o.Guards, o.Grace), hub: newHub(), stopCh: make(chan struct{}), kickCh: make(chan struct{}, 1)}
+		stop: newStopConditions(o.Guards, o.Grace), hub: newHub(), stopCh: make(chan struct{}), kickCh: make(chan struct{}, 1),
+		pageErr: make(chan error, 1)}
 	s := runner.NewSession(runner.SessionOptions{Scenario: sc, Testbed: o.Testbed, Load: o.Load, Duration: o.MaxDuration,
 		Limit: o.MaxDuration + 3*time.Minute, OutDir: o.OutDir, Allowed: o.Allowed, Versions: o.Versions,
 		Overrides: o.Overrides, OnScrape: g.tgts.add, OnWindow: g.live.add})
@@ -131,6 +139,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	if s.Start(ctx) != nil {
 		return rec, nil
 	}
+	g.ctx = s.Context()
 	g.ctl = newControl(sc, s.Faults())
 	g.ctl.onApply = g.live.freeze
 	g.meta = newMeta(sc, s.Topology(), o)
@@ -144,11 +153,14 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 		return rec, nil
 	}
 	defer stopPage()
-	g.liveLoop(s)
+	if perr := g.liveLoop(s); perr != nil {
+		s.Fail(perr)
+	}
 
-	// Every fault is reverted before load stops, with a fresh context.
-	rctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	if names, cerr := g.ctl.ClearAll(rctx, "chaosrun", "the game day ended"); cerr != nil {
+	// Every fault is reverted before load stops, with a fresh context,
+	// once the changes under way have ended.
+	rctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	if names, cerr := g.ctl.Finish(rctx, "chaosrun", "the game day ended"); cerr != nil {
 		s.Fail(fmt.Errorf("reverting faults at the end: %w", cerr))
 	} else if len(names) > 0 {
 		g.ctl.note("chaosrun", "clear", "reverted at the end: %s", strings.Join(names, ", "))
@@ -188,10 +200,15 @@ func (o *Options) defaults() error {
 	return CheckGuards(o.Scenario, o.Guards)
 }
 
+// pageListen opens the page's listener (tests replace it).
+var pageListen = func(ctx context.Context, addr string) (net.Listener, error) {
+	var lc net.ListenConfig
+	return lc.Listen(ctx, "tcp", addr)
+}
+
 // listenPage serves the page and API until the returned stop is called.
 func (g *gameDay) listenPage(ctx context.Context) (stop func(), err error) {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", g.o.Listen)
+	ln, err := pageListen(ctx, g.o.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("page: listen on %s: %w", g.o.Listen, err)
 	}
@@ -199,7 +216,9 @@ func (g *gameDay) listenPage(ctx context.Context) (stop func(), err error) {
 	srvDone := make(chan struct{})
 	go func() {
 		defer close(srvDone)
-		srv.Serve(ln) //nolint:errcheck // ends with Shutdown
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			g.pageErr <- fmt.Errorf("the game day's page stopped serving on %s: %w", ln.Addr(), err)
+		}
 	}()
 	g.ctl.note("chaosrun", "info", "game day started: %s under steady load; live SLOs over the last %s", g.sc.Name, g.o.Slide)
 	if len(g.o.Guards) > 0 {
@@ -225,7 +244,8 @@ func (g *gameDay) listenPage(ctx context.Context) (stop func(), err error) {
 
 // liveLoop evaluates, checks stop conditions and publishes twice a second
 // until the session ends: Stop, the load's end, a failure or an interrupt.
-func (g *gameDay) liveLoop(s *runner.Session) {
+// A page server that stops serving ends it too, with its error.
+func (g *gameDay) liveLoop(s *runner.Session) (pageErr error) {
 	done := make(chan error, 1)
 	go func() { done <- s.Await(g.stopCh) }()
 	tick := time.NewTicker(500 * time.Millisecond)
@@ -236,6 +256,9 @@ func (g *gameDay) liveLoop(s *runner.Session) {
 		select {
 		case <-tick.C:
 		case <-g.kickCh:
+		case pageErr = <-g.pageErr:
+			g.ctl.note("chaosrun", "error", "%v: ending the game day", pageErr)
+			g.requestStop("")
 		case why := <-done:
 			switch {
 			case g.stopping():
@@ -246,7 +269,7 @@ func (g *gameDay) liveLoop(s *runner.Session) {
 				g.ctl.note("chaosrun", "info", "game day interrupted")
 			}
 			g.requestStop("")
-			return
+			return pageErr
 		}
 	}
 }

@@ -164,8 +164,10 @@ func TestCheckListen(t *testing.T) {
 		ok            bool
 	}{
 		{"127.0.0.1:0", "", true},
-		{"[::1]:8080", "", true},
-		{"localhost:0", "", true},
+		{"127.0.0.2:0", "", false}, // loopback, but not what the README promises
+		{"[::1]:8080", "", false},
+		{"localhost:0", "", false},
+		{"127.0.0.2:0", "secret", true},
 		{"0.0.0.0:8080", "", false},
 		{"0.0.0.0:8080", "secret", true},
 		{"nonsense", "", false},

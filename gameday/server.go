@@ -4,6 +4,7 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/chaosrun/chaosrun/faults"
 	"github.com/chaosrun/chaosrun/guard"
+	"github.com/chaosrun/chaosrun/scenario"
 )
 
 //go:embed page
@@ -140,10 +142,14 @@ func (g *gameDay) addFault(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusConflict, errBody("the game day is ending; no new faults"))
 		return
 	}
-	af, err := g.ctl.Add(r.Context(), req)
+	// The game day's context: a client that leaves mid-apply must not
+	// leave a fault half applied and untracked.
+	af, err := g.ctl.Add(g.ctx, req)
 	switch {
 	case errors.Is(err, ErrBadRequest):
 		writeJSON(w, http.StatusBadRequest, errBody(err.Error()))
+	case errors.Is(err, ErrEnding):
+		writeJSON(w, http.StatusConflict, errBody(err.Error()))
 	case err != nil:
 		writeJSON(w, http.StatusBadGateway, errBody(err.Error()))
 	default:
@@ -153,10 +159,17 @@ func (g *gameDay) addFault(w http.ResponseWriter, r *http.Request) {
 }
 
 func (g *gameDay) clearFault(w http.ResponseWriter, r *http.Request) {
-	err := g.ctl.Clear(r.Context(), r.PathValue("name"), r.URL.Query().Get("by"), "")
+	name := r.PathValue("name")
+	if len(name) > maxNameLen {
+		writeJSON(w, http.StatusBadRequest, errBody(fmt.Sprintf("fault name of %d bytes: no fault has one that long (allowed: %s)", len(name), scenario.FaultNameAllowed)))
+		return
+	}
+	err := g.ctl.Clear(g.ctx, name, r.URL.Query().Get("by"), "")
 	switch {
 	case errors.Is(err, ErrNoSuchFault):
 		writeJSON(w, http.StatusNotFound, errBody(err.Error()))
+	case errors.Is(err, ErrEnding):
+		writeJSON(w, http.StatusConflict, errBody(err.Error()))
 	case err != nil:
 		writeJSON(w, http.StatusBadGateway, errBody(err.Error()))
 	default:
@@ -165,16 +178,33 @@ func (g *gameDay) clearFault(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// readJSON decodes a JSON body (at most 64 KiB). It demands the JSON
-// content type, so that other sites' plain forms cannot post.
+// maxNameLen bounds the names of faults in force: a name given (see
+// scenario.CheckFaultName) or the default KIND@FROM->TO.N.
+const maxNameLen = 3 * scenario.MaxFaultName
+
+// maxBody bounds a request's JSON body.
+const maxBody = 64 << 10
+
+// readJSON decodes a JSON body of at most maxBody bytes, one JSON value. It
+// demands the JSON content type, so that other sites' plain forms cannot
+// post.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/json" {
 		writeJSON(w, http.StatusUnsupportedMediaType, errBody("send the body as Content-Type: application/json"))
 		return false
 	}
-	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+	err := dec.Decode(v)
+	if err == nil && dec.More() {
+		err = errors.New("more than one JSON value")
+	}
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		writeJSON(w, http.StatusRequestEntityTooLarge, errBody(fmt.Sprintf("body: larger than %d KiB (allowed: a fault request of a few hundred bytes)", maxBody>>10)))
+		return false
+	case err != nil && !errors.Is(err, io.EOF):
 		writeJSON(w, http.StatusBadRequest, errBody("body: "+err.Error()))
 		return false
 	}

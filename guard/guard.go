@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"net/url"
 	"sort"
 	"strings"
 )
@@ -32,8 +31,8 @@ func Parse(values []string) (*Allowed, error) {
 		}
 		a.hosts[strings.ToLower(v)] = true
 		a.hosts[strings.ToLower(host)] = true
-		if ip, err := netip.ParseAddr(host); err == nil {
-			a.addrs = append(a.addrs, ip.Unmap())
+		if ip, ok := bareIP(host); ok {
+			a.addrs = append(a.addrs, ip)
 		}
 	}
 	return a, nil
@@ -55,16 +54,39 @@ func (a *Allowed) Permits(hostport string) bool {
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
 		host = h
 	}
-	host = strings.Trim(strings.ToLower(host), "[]")
+	host = hostName(strings.Trim(host, "[]"))
 	if isLoopbackName(host) || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
-	return a != nil && (a.hosts[strings.ToLower(hostport)] || a.hosts[host])
+	if a == nil {
+		return false
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		for _, allowed := range a.addrs {
+			if allowed == ip.Unmap() {
+				return true
+			}
+		}
+	}
+	return a.hosts[strings.ToLower(hostport)] || a.hosts[host]
 }
 
+// ParamError is a workload parameter that points outside the blast radius.
+type ParamError struct {
+	// Key is the parameter's name; Host what it points at.
+	Key, Host string
+}
+
+func (e *ParamError) Error() string {
+	return "workload.params." + e.Key + " points at " + e.Host + ", outside this run's blast radius (allowed: " + ParamsAllowed + ")"
+}
+
+// ParamsAllowed says what parameters may point at.
+const ParamsAllowed = "services the testbed starts, loopback, and --allow-target/allow_targets entries"
+
 // CheckParams refuses workload parameters that point outside the blast
-// radius: any value that reads as a URL or host:port with a host that is not
-// loopback and not allowed.
+// radius: any URL, host:port or bare IP in a value (see Hosts) whose host
+// is not loopback and not allowed. The error is a *ParamError.
 func (a *Allowed) CheckParams(params map[string]string) error {
 	keys := make([]string, 0, len(params))
 	for k := range params {
@@ -72,9 +94,10 @@ func (a *Allowed) CheckParams(params map[string]string) error {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		host, ok := hostOf(params[k])
-		if ok && !a.Permits(host) {
-			return fmt.Errorf("workload.params.%s points at %s, outside this run's blast radius (allowed: services the testbed starts, loopback, and --allow-target/allow_targets entries)", k, host)
+		for _, host := range Hosts(params[k]) {
+			if !a.Permits(host) {
+				return &ParamError{Key: k, Host: host}
+			}
 		}
 	}
 	return nil
@@ -88,21 +111,6 @@ func (a *Allowed) CheckExternal(service, hostport string) error {
 		return nil
 	}
 	return fmt.Errorf("services.%s.external is %s, outside this run's blast radius (allowed: loopback, and --allow-target/allow_targets entries: add %s to allow_targets)", service, hostport, hostport)
-}
-
-// hostOf extracts the host of a URL or host:port value.
-func hostOf(v string) (string, bool) {
-	if strings.Contains(v, "://") {
-		u, err := url.Parse(v)
-		if err != nil || u.Host == "" {
-			return "", false
-		}
-		return u.Host, true
-	}
-	if h, p, err := net.SplitHostPort(v); err == nil && h != "" && isPort(p) && !strings.ContainsAny(h, " /") {
-		return v, true
-	}
-	return "", false
 }
 
 func isPort(p string) bool {

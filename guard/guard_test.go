@@ -71,7 +71,20 @@ func TestCheckParams(t *testing.T) {
 		{map[string]string{"URL": "http://127.0.0.1:8080/x", "H": "localhost:9"}, ""},
 		{map[string]string{"URL": "https://staging.example/x"}, ""},
 		{map[string]string{"URL": "https://prod.example/x"}, "workload.params.URL points at prod.example"},
-		{map[string]string{"ADDR": "10.0.0.5:6379"}, "workload.params.ADDR points at 10.0.0.5:6379"},
+		{map[string]string{"ADDR": "10.0.0.5:6379"}, "workload.params.ADDR points at 10.0.0.5,"},
+		{map[string]string{"IP": "10.0.0.5"}, "workload.params.IP points at 10.0.0.5,"},
+		{map[string]string{"IP": "fd00::5"}, "points at fd00::5,"},
+		{map[string]string{"IP": "[fd00::5]:80"}, "points at fd00::5,"},
+		{map[string]string{"IP": "::ffff:10.0.0.5"}, "points at 10.0.0.5,"},
+		{map[string]string{"IP": "::ffff:127.0.0.1", "L": "[::1]:80", "Z": "0:0:0:0:0:0:0:1"}, ""},
+		{map[string]string{"URL": "http://0x0a000005/"}, "points at 10.0.0.5,"},
+		{map[string]string{"URL": "http://167772165:80/"}, "points at 10.0.0.5,"},
+		{map[string]string{"URL": "http://127.0.0.1@10.0.0.5/"}, "points at 10.0.0.5,"},
+		{map[string]string{"URL": "//evil.example/x"}, "points at evil.example,"},
+		{map[string]string{"URL": "ws://STAGING.example./x"}, ""},
+		{map[string]string{"LIST": "127.0.0.1:80,10.0.0.6"}, "points at 10.0.0.6,"},
+		{map[string]string{"ANY": "0.0.0.0"}, "points at 0.0.0.0,"},
+		{map[string]string{"RATIO": "1.5", "VERSION": "1.2.3", "SEL": "api:transact"}, ""},
 	}
 	for _, tc := range cases {
 		err := a.CheckParams(tc.params)
@@ -80,6 +93,33 @@ func TestCheckParams(t *testing.T) {
 			t.Errorf("%v: %v", tc.params, err)
 		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
 			t.Errorf("%v: error %v, want %q", tc.params, err, tc.wantErr)
+		}
+	}
+}
+
+func TestHosts(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{"10.0.0.5", []string{"10.0.0.5"}},
+		{"10.0.0.5:80", []string{"10.0.0.5"}},
+		{"http://user:pw@Example.COM:8080/p?q=1#f", []string{"example.com"}},
+		{"https://[2001:db8::1]:443/", []string{"2001:db8::1"}},
+		{"fe80::1%eth0", []string{"fe80::1"}},
+		{"[fe80::1%25eth0]:80", []string{"fe80::1"}},
+		{"a=1, 10.1.2.3; b.example:9000 http://x/", []string{"10.1.2.3", "b.example", "x"}},
+		{"redis://10.0.0.9", []string{"10.0.0.9"}},
+		{"http://10.1/", []string{"10.0.0.1"}},
+		{"http://0177.0.0.1/", []string{"127.0.0.1"}},
+		{"fast", nil},
+		{"1.5", nil},
+		{"x:y z", nil},
+		{"", nil},
+	}
+	for _, tc := range cases {
+		if got := Hosts(tc.in); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("Hosts(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -24,13 +26,16 @@ type Scraper struct {
 	onScrape func(record.Scrape)
 	mu       sync.Mutex
 	out      []record.Scrape
+	tries    map[string]int
 	errs     map[string]int
+	lastErr  map[string]error
 }
 
 // NewScraper returns a scraper; onScrape, if not nil, sees every reading as
 // it arrives (game days plot them live).
 func NewScraper(onScrape func(record.Scrape)) *Scraper {
-	return &Scraper{client: &http.Client{Timeout: 800 * time.Millisecond}, onScrape: onScrape, errs: map[string]int{}}
+	return &Scraper{client: &http.Client{Timeout: 800 * time.Millisecond}, onScrape: onScrape,
+		tries: map[string]int{}, errs: map[string]int{}, lastErr: map[string]error{}}
 }
 
 // Run scrapes until ctx ends.
@@ -55,9 +60,14 @@ func (s *Scraper) Once(ctx context.Context, instances []testbed.Instance) {
 	for _, in := range instances {
 		wg.Go(func() {
 			vals, err := s.scrape(ctx, in.MetricsURL())
+			if ctx.Err() != nil {
+				return // cut short by the end: no failure of the instance
+			}
 			s.mu.Lock()
+			s.tries[in.Name]++
 			if err != nil {
 				s.errs[in.Name]++
+				s.lastErr[in.Name] = err
 				s.mu.Unlock()
 				return
 			}
@@ -137,4 +147,23 @@ func (s *Scraper) Results() ([]record.Scrape, map[string]int) {
 	defer s.mu.Unlock()
 	sort.SliceStable(s.out, func(i, j int) bool { return s.out[i].Time.Before(s.out[j].Time) })
 	return s.out, s.errs
+}
+
+// ScrapeFailure is how often one instance's /metrics could not be read.
+type ScrapeFailure struct {
+	Instance      string
+	Failed, Tries int
+	Last          error
+}
+
+// Failures lists the instances whose /metrics could not always be read,
+// by name.
+func (s *Scraper) Failures() []ScrapeFailure {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []ScrapeFailure
+	for _, n := range slices.Sorted(maps.Keys(s.errs)) {
+		out = append(out, ScrapeFailure{Instance: n, Failed: s.errs[n], Tries: s.tries[n], Last: s.lastErr[n]})
+	}
+	return out
 }

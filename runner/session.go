@@ -297,11 +297,30 @@ func (s *Session) Finish() {
 	}
 	if s.scr != nil {
 		s.rec.Scrapes, _ = s.scr.Results()
+		s.noteScrapeFailures()
 	}
 	if len(s.o.Scenario.EndChecks) > 0 && !s.rec.Incomplete {
 		s.rec.EndChecks = runEndChecks(context.Background(), s.o.Scenario, s.topo)
 	}
 	s.rec.Timings.Load = record.Duration(s.rec.End.Sub(s.rec.Start))
+}
+
+// noteScrapeFailures puts the failed /metrics reads in the record's
+// problems: assertions over scrapes saw fewer readings. A service of the
+// user's own that never served /metrics need not: it is left out.
+func (s *Session) noteScrapeFailures() {
+	own := map[string]bool{}
+	for _, in := range s.topo.Instances {
+		if svc := s.o.Scenario.Services[in.Service]; svc != nil && svc.Own() {
+			own[in.Name] = true
+		}
+	}
+	for _, f := range s.scr.Failures() {
+		if own[f.Instance] && f.Failed == f.Tries {
+			continue
+		}
+		s.Note(fmt.Sprintf("/metrics of %s: %d of %d scrapes failed (last: %v); assertions over its scrapes saw fewer readings", f.Instance, f.Failed, f.Tries, f.Last))
+	}
 }
 
 // Close stops whatever still runs — load, scraper — and tears the testbed

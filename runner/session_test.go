@@ -149,3 +149,26 @@ func isClosed(c <-chan struct{}) bool {
 		return false
 	}
 }
+
+// TestFailedScrapesAreRecorded: /metrics reads that fail are counted in the
+// record's problems (assertions over scrapes see fewer readings), without
+// marking it incomplete.
+func TestFailedScrapesAreRecorded(t *testing.T) {
+	load := &loadtest.Load{Windows: reqs(10), RunFor: 200 * time.Millisecond}
+	bed := &loadtest.Testbed{} // its instance's address refuses connections
+	s := runner.NewSession(runner.SessionOptions{Scenario: fakeScenario("count > 5"), Testbed: bed, Load: load.Factory(),
+		Duration: time.Second, Limit: 10 * time.Second, ScrapeEvery: 20 * time.Millisecond,
+		Waits: runner.Waits{Start: time.Second, Stop: 50 * time.Millisecond, Collect: 10 * time.Millisecond}})
+	defer s.Close()
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s.Await(nil) //nolint:errcheck // the record says
+	s.Finish()
+	rec := s.Record()
+	defer rec.Close()
+	problems := strings.Join(rec.Problems, "\n")
+	if !strings.Contains(problems, "/metrics of svc: ") || !strings.Contains(problems, "scrapes failed (last: ") || rec.Incomplete {
+		t.Errorf("incomplete %v, problems %q", rec.Incomplete, rec.Problems)
+	}
+}

@@ -37,16 +37,26 @@ type Options struct {
 
 // Load reads, decodes and validates a scenario file.
 func Load(path string, opts Options) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
+	}
+	defer f.Close()
+	data, err := ReadAll(path, f)
+	if err != nil {
+		return nil, err
 	}
 	return Parse(path, data, opts)
 }
 
 // Parse decodes and validates a scenario; file names it in errors. On
-// failure the error is an Errors listing every problem found.
+// failure the error is an Errors listing every problem found. Input beyond
+// the file bounds (MaxFileSize, nesting, values) is refused before it is
+// parsed.
 func Parse(file string, data []byte, opts Options) (*Scenario, error) {
+	if e := scanText(file, data); e != nil {
+		return nil, Errors{e}
+	}
 	s := &Scenario{File: file, meta: newMeta()}
 	root, errs := parseYAML(file, data)
 	if errs != nil {
@@ -54,6 +64,10 @@ func Parse(file string, data []byte, opts Options) (*Scenario, error) {
 	}
 	d := &decoder{file: file, m: s.meta, budget: maxNodes}
 	d.value(root, reflect.ValueOf(s).Elem(), "", false)
+	if d.budget < 0 {
+		// What was not decoded would only show as false "missing" errors.
+		return nil, d.errs.sort()
+	}
 	s.Order = s.meta.order["services"]
 	s.Workload.StreamOrder = s.meta.order["workload.streams"]
 	for name, svc := range s.Services {

@@ -89,8 +89,8 @@ func (v *validator) faults() {
 			switch first, dup := names[f.Name]; {
 			case f.Name == "":
 				v.missing(p+".name", "")
-			case !faultNamePattern.MatchString(f.Name):
-				v.errf(p+".name", "letters, digits, _, . and -, no spaces", "invalid fault name %q", f.Name)
+			case CheckFaultName(f.Name) != nil:
+				v.errf(p+".name", FaultNameAllowed, "invalid fault name %.40q", f.Name)
 			case dup:
 				v.errf(p+".name", "", "duplicate fault name %q (also faults[%d])", f.Name, first)
 			default:

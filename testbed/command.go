@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/chaosrun/chaosrun/internal/childproc"
@@ -105,10 +106,9 @@ func (l *Local) startCommand(ctx context.Context, inst string, svc *scenario.Ser
 	if err != nil {
 		return nil, fmt.Errorf("testbed: log for %s: %w", inst, err)
 	}
-	cmd := exec.Command(bin, args[1:]...)
+	cmd := l.supervised(bin, args[1:])
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = childproc.Attr()
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("testbed: start %s (%s): %w", inst, strings.Join(args, " "), err)
@@ -133,6 +133,24 @@ func (l *Local) startCommand(ctx context.Context, inst string, svc *scenario.Ser
 		}
 	}()
 	return p, nil
+}
+
+// supervised is the command that runs the user's program in a process
+// group of its own: through `chaosrun supervise`, which ends the whole
+// group — whatever the program started too — when the harness stops it or
+// dies. Without a chaosrun binary the program runs directly, and only it
+// dies with the harness.
+func (l *Local) supervised(bin string, args []string) *exec.Cmd {
+	if l.Binary == "" {
+		cmd := exec.Command(bin, args...)
+		cmd.SysProcAttr = childproc.Attr()
+		return cmd
+	}
+	cmd := exec.Command(l.Binary, append([]string{SuperviseCommand, "--", bin}, args...)...)
+	// SIGTERM, not SIGKILL: the supervisor must outlive the harness for a
+	// moment to end the group.
+	cmd.SysProcAttr = childproc.AttrSignal(true, syscall.SIGTERM)
+	return cmd
 }
 
 // waitService waits for an instance's health: an HTTP path, or "tcp" (the

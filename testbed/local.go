@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,7 +59,9 @@ func (l *Local) Up(ctx context.Context, sc *scenario.Scenario) (topo *Topology, 
 	l.mu.Unlock()
 	defer func() {
 		if err != nil {
-			l.Down(context.Background()) //nolint:errcheck // the start-up error matters more
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), downAfterFailedUp)
+			defer cancel()
+			l.Down(dctx) //nolint:errcheck // the start-up error matters more
 		}
 	}()
 
@@ -202,31 +205,38 @@ func logName(name string) string {
 	return strings.NewReplacer("/", "_", ">", "", " ", "_").Replace(name) + ".log"
 }
 
-// Down stops every process in reverse start order and checks that none of
-// their ports still listens.
+// Down stops every process in reverse start order, each with a grace after
+// SIGTERM, killing whatever is left by ctx's deadline (which it holds), and
+// checks that none of their ports still listens.
 func (l *Local) Down(ctx context.Context) error {
 	l.mu.Lock()
 	l.down = true
 	procs := l.procs
 	l.procs = nil
 	l.mu.Unlock()
-	var errs []error
-	for i := len(procs) - 1; i >= 0; i-- {
-		if err := procs[i].stop(3 * time.Second); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	// Dependents first: the reverse of start order.
+	slices.Reverse(procs)
+	errs := []error{stopAll(ctx, procs, stopGrace)}
 	for _, p := range procs {
 		if p.addr == "" {
 			continue
 		}
-		if c, err := net.DialTimeout("tcp", p.addr, 200*time.Millisecond); err == nil {
+		dctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		var d net.Dialer
+		if c, err := d.DialContext(dctx, "tcp", p.addr); err == nil {
 			c.Close()
 			errs = append(errs, fmt.Errorf("testbed: %s: %s still listens after teardown", p.name, p.addr))
 		}
+		cancel()
 	}
 	return errors.Join(errs...)
 }
+
+// stopGrace is how long each process has to exit after SIGTERM.
+const stopGrace = 3 * time.Second
+
+// downAfterFailedUp bounds the teardown Up does itself when it fails.
+const downAfterFailedUp = 30 * time.Second
 
 // createProxy asks Toxiproxy for a proxy on a kernel-picked port and returns
 // the address it listens on.

@@ -28,10 +28,11 @@ type process struct {
 	log     *os.File
 	addr    string
 
-	done     chan struct{} // closed when the process has exited
-	exitErr  error
-	stopping sync.Once
-	stopped  chan struct{} // closed when Down asked it to stop
+	done      chan struct{} // closed when the process has exited
+	exitErr   error
+	stopping  sync.Once
+	stopped   chan struct{} // closed when Down asked it to stop
+	closeOnce sync.Once
 }
 
 // startProcess runs bin with args, waits for its ready line and returns it
@@ -86,7 +87,7 @@ func startProcess(ctx context.Context, name, bin string, args, env []string, log
 		return p, nil
 	case <-p.done:
 		err := fmt.Errorf("testbed: %s exited before it was ready (%v)%s", name, p.exitErr, p.tail())
-		p.close()
+		p.closeOnce.Do(p.close)
 		return nil, err
 	case <-timer.C:
 		p.stop(2 * time.Second)
@@ -99,30 +100,67 @@ func startProcess(ctx context.Context, name, bin string, args, env []string, log
 
 // stop asks the process group to terminate and kills it after grace.
 func (p *process) stop(grace time.Duration) error {
-	var err error
-	p.stopping.Do(func() {
-		close(p.stopped)
-		pgid := p.cmd.Process.Pid
-		select {
-		case <-p.done:
-		default:
-			syscall.Kill(-pgid, syscall.SIGTERM) //nolint:errcheck // it may be gone already
-			select {
-			case <-p.done:
-			case <-time.After(grace):
-				syscall.Kill(-pgid, syscall.SIGKILL) //nolint:errcheck
-				select {
-				case <-p.done:
-				case <-time.After(5 * time.Second):
-					err = fmt.Errorf("testbed: %s (pid %d) did not exit after SIGKILL", p.name, pgid)
-				}
-			}
+	ctx, cancel := context.WithTimeout(context.Background(), grace+killWait)
+	defer cancel()
+	return stopAll(ctx, []*process{p}, grace)
+}
+
+// killWait is how long a process may take to go after SIGKILL.
+const killWait = 5 * time.Second
+
+// terminate marks the process as asked to stop and sends its group
+// SIGTERM; kill sends SIGKILL. Both are harmless once it has gone.
+func (p *process) terminate() {
+	p.stopping.Do(func() { close(p.stopped) })
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM) //nolint:errcheck // it may be gone already
+}
+
+func (p *process) kill() { syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) } //nolint:errcheck // idem
+
+// exited waits until the process has exited (true) or until t (false).
+func (p *process) exited(t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-p.done:
+		return true
+	case <-timer.C:
+		return false
+	}
+}
+
+// stopAll stops processes in the given order: each gets SIGTERM and up to
+// grace to exit, in turn; whatever still runs when the graces or ctx's
+// deadline (less a moment for the kill) run out gets SIGKILL, all at once.
+// It returns by ctx's deadline, naming what did not exit.
+func stopAll(ctx context.Context, procs []*process, grace time.Duration) error {
+	end, ok := ctx.Deadline()
+	if !ok {
+		end = time.Now().Add(time.Duration(len(procs))*grace + killWait)
+	}
+	killAt := end.Add(-min(killWait, time.Until(end)/4))
+	for _, p := range procs {
+		p.terminate()
+		p.exited(minTime(time.Now().Add(grace), killAt))
+	}
+	for _, p := range procs {
+		p.kill() // stragglers of the group (whatever the process started) go too
+	}
+	var errs []error
+	for _, p := range procs {
+		if !p.exited(end) {
+			errs = append(errs, fmt.Errorf("testbed: %s (pid %d) did not exit after SIGKILL", p.name, p.cmd.Process.Pid))
 		}
-		// Stragglers of the group (if the child started any) go too.
-		syscall.Kill(-pgid, syscall.SIGKILL) //nolint:errcheck
-		p.close()
-	})
-	return err
+		p.closeOnce.Do(p.close)
+	}
+	return errors.Join(errs...)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 func (p *process) close() { p.log.Close() }

@@ -6,45 +6,85 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/scenarios"
 )
 
 // ScriptsDir is the bundled scripts folder of the repository at root.
 func ScriptsDir(root string) string { return filepath.Join(root, "workloads") }
 
-// ResolveScript finds a scenario's workload script: an absolute path as
-// it is; else beside the scenario file first, then in dir (the bundled
-// scripts folder; "" when there is none). A catalog scenario
-// (catalog:NAME) has no folder: its scripts are the bundled ones. It errs
-// when the script is in none of these places.
+// ResolveScript finds a scenario's workload script: beside the scenario
+// file first, then in dir (the bundled scripts folder; "" when there is
+// none). A script must stay inside one of these two folders, symbolic
+// links followed: "../../etc/passwd", or an absolute path elsewhere, is
+// refused. It errs when the script is in neither place.
 func ResolveScript(scenarioFile, script, dir string) (string, error) {
 	if script == "" {
 		return "", fmt.Errorf("workload script: no file named")
 	}
-	var tried []string
-	switch {
-	case filepath.IsAbs(script):
-		tried = []string{script}
-	default:
-		if scenarioFile != "" && !scenarios.IsRef(scenarioFile) {
-			tried = append(tried, filepath.Join(filepath.Dir(scenarioFile), script))
-		}
-		if dir != "" {
-			tried = append(tried, filepath.Join(dir, script))
-		}
+	var roots []string
+	if scenarioFile != "" && !scenarios.IsRef(scenarioFile) {
+		roots = append(roots, filepath.Dir(scenarioFile))
+	}
+	if dir != "" {
+		roots = append(roots, dir)
+	}
+	if len(roots) == 0 {
+		return "", fmt.Errorf("workload script %s: no scenario file and no scripts folder to look in", script)
 	}
 	var why []string
-	for _, p := range tried {
+	for _, root := range roots {
+		p := script
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, script)
+		}
+		if !within(root, p) {
+			why = append(why, fmt.Sprintf("%s is outside %s", p, root))
+			continue
+		}
 		err := isFile(p)
 		if err == nil {
 			return p, nil
 		}
 		why = append(why, err.Error())
 	}
-	if len(why) == 0 {
-		return "", fmt.Errorf("workload script %s: no scenario file and no scripts folder to look in", script)
+	return "", fmt.Errorf("workload script %s: not found inside the scenario's folder or the bundled scripts: %s", script, strings.Join(why, "; "))
+}
+
+// within reports whether p lies inside folder root once symbolic links of
+// both are followed (as far as they exist).
+func within(root, p string) bool {
+	r, err := realPath(root)
+	if err != nil {
+		return false
 	}
-	return "", fmt.Errorf("workload script %s: not found (looked beside the scenario, then in the bundled scripts): %s", script, strings.Join(why, "; "))
+	q, err := realPath(p)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(r, q)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// realPath is p absolute, with the symbolic links of its longest existing
+// prefix followed.
+func realPath(p string) (string, error) {
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	var rest []string
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...), nil
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(append([]string{p}, rest...)...), nil
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+		p = parent
+	}
 }
 
 // isFile is nil when p is a file (not a folder).
@@ -55,6 +95,20 @@ func isFile(p string) error {
 	}
 	if fi.IsDir() {
 		return fmt.Errorf("%s is a folder", p)
+	}
+	return nil
+}
+
+// CheckScript checks, before anything starts, that the scenario's workload
+// script (if it names one) is found where a run would look for it; the
+// error is positioned at workload.script. scenarioPath is the scenario
+// file's path on disk; dir the bundled scripts folder, "" when none.
+func CheckScript(sc *scenario.Scenario, scenarioPath, dir string) error {
+	if sc.Workload.Script == "" {
+		return nil
+	}
+	if _, err := ResolveScript(scenarioPath, sc.Workload.Script, dir); err != nil {
+		return scenario.Errors{sc.Problem("workload.script", "a script in the scenario's folder or a bundled one", "%v", err)}
 	}
 	return nil
 }

@@ -22,6 +22,13 @@ func TestResolveScript(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(scen, "dir.js"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	secret := filepath.Join(root, "secret.js")
+	if err := os.WriteFile(secret, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(scen, "link.js")); err != nil {
+		t.Fatal(err)
+	}
 	scenFile := filepath.Join(scen, "x.yaml")
 	cases := []struct {
 		name, scenario, script, dir string
@@ -31,10 +38,14 @@ func TestResolveScript(t *testing.T) {
 		{"beside wins over bundled", scenFile, "both.js", bundled, filepath.Join(scen, "both.js"), ""},
 		{"bundled", scenFile, "bank.js", bundled, filepath.Join(bundled, "bank.js"), ""},
 		{"bundled without a scenario file", "", "bank.js", bundled, filepath.Join(bundled, "bank.js"), ""},
-		{"absolute", "", filepath.Join(bundled, "bank.js"), "", filepath.Join(bundled, "bank.js"), ""},
+		{"absolute, inside the bundled scripts", "", filepath.Join(bundled, "bank.js"), bundled, filepath.Join(bundled, "bank.js"), ""},
+		{"absolute, elsewhere", scenFile, secret, bundled, "", "secret.js is outside"},
+		{"up and out", scenFile, "../../../../../../etc/passwd", bundled, "", "/etc/passwd is outside"},
+		{"up and back in", scenFile, "../scenarios/beside.js", bundled, filepath.Join(scen, "beside.js"), ""},
+		{"a link out of the folder", scenFile, "link.js", bundled, "", "link.js is outside"},
 		{"beside without a scripts folder", scenFile, "beside.js", "", filepath.Join(scen, "beside.js"), ""},
 		{"nowhere", scenFile, "gone.js", bundled, "", "workload script gone.js: not found"},
-		{"absolute and missing", scenFile, filepath.Join(root, "gone.js"), bundled, "", "no such file"},
+		{"absolute and missing", scenFile, filepath.Join(scen, "gone.js"), bundled, "", "no such file"},
 		{"a folder", scenFile, "dir.js", "", "", "is a folder"},
 		{"no place to look", "", "bank.js", "", "", "no scenario file and no scripts folder"},
 		{"no name", scenFile, "", bundled, "", "no file named"},

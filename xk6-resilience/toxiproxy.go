@@ -65,7 +65,8 @@ func NewToxiproxy(baseURL, token string) (*Toxiproxy, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("toxiproxy: url %q: want http://HOST:PORT", baseURL)
 	}
-	return &Toxiproxy{base: strings.TrimRight(baseURL, "/"), token: token, hc: &http.Client{Timeout: toxiTimeout}}, nil
+	hc := &http.Client{Timeout: toxiTimeout, CheckRedirect: noRedirects}
+	return &Toxiproxy{base: strings.TrimRight(baseURL, "/"), token: token, hc: hc}, nil
 }
 
 // Host returns the API's host:port.
@@ -179,6 +180,10 @@ func (t *Toxiproxy) emit(proxy, toxic, action string) {
 }
 
 // call sends one API request and returns the answer's body when it is 2xx.
+// noRedirects hands a redirect back as the answer: the client never sends
+// a request to an address the script did not name.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
 func (t *Toxiproxy) call(ctx context.Context, method, path string, body any) (json.RawMessage, error) {
 	var rd io.Reader
 	if body != nil {
@@ -206,6 +211,9 @@ func (t *Toxiproxy) call(ctx context.Context, method, path string, body any) (js
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil {
 		return nil, fmt.Errorf("read answer: %w", err)
+	}
+	if resp.StatusCode/100 == 3 {
+		return nil, fmt.Errorf("%s %s: %s to %q: Toxiproxy's API does not redirect, and this client follows none (a redirect could lead around k6's --blacklist-ip)", method, path, resp.Status, resp.Header.Get("Location"))
 	}
 	if resp.StatusCode/100 != 2 {
 		return nil, fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, strings.TrimSpace(string(b)))

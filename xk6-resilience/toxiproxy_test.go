@@ -109,3 +109,26 @@ func TestToxiproxyErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestToxiproxyFollowsNoRedirect: an API that answers with a redirect gets
+// an error naming it; the address it points at gets no request.
+func TestToxiproxyFollowsNoRedirect(t *testing.T) {
+	elsewhere, calls := fakeAPI(t, "")
+	for _, code := range []int{http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, elsewhere.URL+r.URL.Path, code)
+		}))
+		t.Cleanup(redirect.Close)
+		tp, err := NewToxiproxy(redirect.URL, "tok")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tp.CreateProxy(context.Background(), Proxy{Name: "p", Listen: "127.0.0.1:0", Upstream: "127.0.0.1:1"})
+		if err == nil || !strings.Contains(err.Error(), "follows none") || !strings.Contains(err.Error(), elsewhere.URL) {
+			t.Errorf("%d: error %v, want one naming the redirect", code, err)
+		}
+	}
+	if len(*calls) > 0 {
+		t.Errorf("the redirect was followed: %q", *calls)
+	}
+}

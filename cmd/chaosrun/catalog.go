@@ -65,15 +65,6 @@ func catalogNames(_ *cobra.Command, args []string, _ string) ([]cobra.Completion
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// readScenario reads a scenario file, or a catalog scenario (catalog:NAME)
-// from the binary.
-func readScenario(st *State, file string) ([]byte, error) {
-	if scenarios.IsRef(file) {
-		return scenarios.ReadRef(file)
-	}
-	return st.readFile(file)
-}
-
 // scenarioPath is file resolved against the working directory; a catalog
 // reference stays as it is.
 func scenarioPath(st *State, file string) string {

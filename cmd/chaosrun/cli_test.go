@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// testState is a state with buffers, no environment, the test's working
-// directory and the real filesystem.
+// testState is a state with buffers, the test's working directory, the
+// real filesystem and no environment but the repository's root (where the
+// bundled scripts are, whatever the working directory).
 func testState(t *testing.T) (*State, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
 	wd, err := os.Getwd()
@@ -18,7 +19,12 @@ func testState(t *testing.T) (*State, *bytes.Buffer, *bytes.Buffer) {
 		t.Fatal(err)
 	}
 	var so, se bytes.Buffer
-	return &State{Stdin: strings.NewReader(""), Stdout: &so, Stderr: &se, Dir: wd, FS: os.DirFS("/")}, &so, &se
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &State{Stdin: strings.NewReader(""), Stdout: &so, Stderr: &se, Dir: wd, FS: os.DirFS("/"),
+		Env: map[string]string{"CHAOSRUN_ROOT": root}}, &so, &se
 }
 
 // runCLI runs one command line against buffers, as the real process would.
@@ -87,7 +93,7 @@ func TestCommandLines(t *testing.T) {
 		{"run bad scenario exits 2", []string{"run", badEdge}, exitUsage, "", []string{":15:11:"}},
 		{"run bad flag", []string{"run", "--bogus", good}, exitUsage, "", []string{"bogus"}},
 		{"run unknown testbed", []string{"run", "--testbed", "moon", good}, exitUsage, "", []string{`"moon"`, "allowed: "}},
-		{"run refuses a target outside the blast radius", []string{"run", outside}, exitUsage, "", []string{"workload.params.UPSTREAM points at 10.9.8.7:80", "--allow-target"}},
+		{"run refuses a target outside the blast radius", []string{"run", outside}, exitUsage, "", []string{"workload.params.UPSTREAM: points at 10.9.8.7,", "--allow-target"}},
 		{"run needs a scenario", []string{"run"}, exitUsage, "", []string{"chaosrun run: requires at least 1 arg(s)", "usage: chaosrun run"}},
 		{"serve unknown", []string{"serve", "mainframe"}, exitUsage, "", []string{`unknown server "mainframe"`, "bankservice"}},
 		{"schema", []string{"schema"}, exitOK, `"$schema"`, nil},

@@ -32,7 +32,9 @@ scenario on a side are repeated runs. Exit 1 when a figure got significantly wor
 2 when nothing could be compared (no scenario on both sides, no figure with samples
 enough); 3 when a record cannot be read, is of an incomplete run or holds no windows.`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error { return diff(st, &f, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return untilDone(cmd.Context(), func() error { return diff(st, &f, args) })
+		},
 	}
 	fl, o := cmd.Flags(), &f.o
 	fl.IntVar(&o.Iterations, "iterations", 2000, "bootstrap replicates per figure")

@@ -2,7 +2,8 @@ package main
 
 import (
 	"context"
-	"os"
+	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -36,24 +37,27 @@ func requireDockerEngine(t *testing.T) *client.Client {
 // ownedBy lists the containers and networks a harness process made.
 func ownedBy(t *testing.T, cli *client.Client, pid int) []string {
 	t.Helper()
-	host, _ := os.Hostname()
-	label := docker.LabelOwner + "=" + strconv.Itoa(pid) + "@" + host
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var out []string
-	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("label", label)})
+	f := make(client.Filters).Add("label", docker.LabelOwner)
+	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range cs.Items {
-		out = append(out, "container "+strings.Join(c.Names, ","))
+		if docker.OwnedBy(c.Labels[docker.LabelOwner], pid) {
+			out = append(out, "container "+strings.Join(c.Names, ","))
+		}
 	}
-	ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: make(client.Filters).Add("label", label)})
+	ns, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: f})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range ns.Items {
-		out = append(out, "network "+n.Name)
+		if docker.OwnedBy(n.Labels[docker.LabelOwner], pid) {
+			out = append(out, "network "+n.Name)
+		}
 	}
 	return out
 }
@@ -104,12 +108,13 @@ func TestDockerBringYourOwnRedisAB(t *testing.T) {
 	dockerRun(t, cli, exitBreach, append(append(short, "--set", "front.cache-timeout=0s"), "scenarios/cache-slow-redis.yaml")...)
 }
 
-// TestReliabilityDockerInterruptAndKill: Ctrl-C tears the containers down; SIGKILL
-// cannot, and `chaosrun clean` removes what it left.
+// TestReliabilityDockerInterruptAndKill: Ctrl-C and a closed terminal
+// (SIGHUP) tear the containers and the network down; SIGKILL cannot, and
+// `chaosrun clean` removes what it left.
 func TestReliabilityDockerInterruptAndKill(t *testing.T) {
 	skipShort(t)
 	cli := requireDockerEngine(t)
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			bg := startChaosrun(t, append([]string{"run", "--quiet", "--testbed", "docker", "--out-dir", t.TempDir()}, append(shortRun, "scenarios/bank-slow-vault.yaml")...)...)
 			pid := bg.cmd.Process.Pid
@@ -125,12 +130,12 @@ func TestReliabilityDockerInterruptAndKill(t *testing.T) {
 			}
 			bg.cmd.Process.Signal(sig)
 			bg.wait(t, time.Minute)
-			if sig == syscall.SIGINT {
+			if sig != syscall.SIGKILL {
 				if code := bg.cmd.ProcessState.ExitCode(); code != exitInterrupted {
-					t.Errorf("exit code %d after SIGINT, want %d\n%s", code, exitInterrupted, bg.stderr.String())
+					t.Errorf("exit code %d after %s, want %d\n%s", code, sig, exitInterrupted, bg.stderr.String())
 				}
 				if left := ownedBy(t, cli, pid); len(left) > 0 {
-					t.Errorf("left after Ctrl-C: %v", left)
+					t.Errorf("left after %s: %v", sig, left)
 				}
 				return
 			}
@@ -149,5 +154,59 @@ func TestReliabilityDockerInterruptAndKill(t *testing.T) {
 				t.Errorf("clean did not say what it removed:\n%s", stdout)
 			}
 		})
+	}
+}
+
+// TestReliabilityCleanReusedPID: a dead run's network whose harness PID now
+// belongs to another process (a reused PID) is removed by `chaosrun clean`;
+// the network of a harness that does run is left alone. Under 1 s.
+func TestReliabilityCleanReusedPID(t *testing.T) {
+	skipShort(t)
+	cli := requireDockerEngine(t)
+	other := exec.Command("sleep", "60")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() }) //nolint:errcheck
+	live := docker.OwnerOf(other.Process.Pid)
+	pidStart, host, _ := strings.Cut(live, "@")
+	pid, start, ok := strings.Cut(pidStart, ":")
+	if !ok {
+		t.Fatalf("owner %q has no start time", live)
+	}
+	n, _ := strconv.Atoi(start)
+	dead := fmt.Sprintf("%s:%d@%s", pid, n-1, host) // what a harness with this PID, started earlier, wrote
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nets := map[string]string{}
+	for _, owner := range []string{dead, live} {
+		run := "reuse" + strconv.FormatInt(time.Now().UnixNano()%1e9, 36) + strconv.Itoa(len(nets))
+		res, err := cli.NetworkCreate(ctx, "chaosrun-"+run, client.NetworkCreateOptions{Labels: map[string]string{
+			docker.LabelRun: run, docker.LabelScenario: "reused-pid", docker.LabelOwner: owner}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nets[owner] = run
+		t.Cleanup(func() { cli.NetworkRemove(context.Background(), res.ID, client.NetworkRemoveOptions{}) }) //nolint:errcheck
+	}
+	for owner, run := range nets {
+		code, stdout, stderr := runCLI(t, "clean", "--run", run)
+		if code != exitOK {
+			t.Fatalf("clean --run %s: exit %d\n%s%s", run, code, stdout, stderr)
+		}
+		left, err := docker.Leftovers(ctx, cli, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch owner {
+		case dead:
+			if len(left) > 0 || !strings.Contains(stdout, "removed network chaosrun-"+run) {
+				t.Errorf("the network of a dead harness whose PID was reused is still there: %v\n%s", left, stdout)
+			}
+		case live:
+			if len(left) != 1 || !strings.Contains(stdout, "left run "+run+" alone") {
+				t.Errorf("the network of a running harness was not left alone: %v\n%s", left, stdout)
+			}
+		}
 	}
 }

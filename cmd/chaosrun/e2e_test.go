@@ -235,10 +235,20 @@ type background struct {
 // cleanup kills it if the test did not wait for it.
 func startChaosrun(t *testing.T, args ...string) *background {
 	t.Helper()
+	return startChaosrunWith(t, nil, args...)
+}
+
+// startChaosrunWith is startChaosrun with setup, when set, changing the
+// command before it starts.
+func startChaosrunWith(t *testing.T, setup func(*exec.Cmd), args ...string) *background {
+	t.Helper()
 	cmd := exec.Command(chaosrunBinary(t), args...)
 	cmd.Dir = repoRoot(t)
 	bg := &background{cmd: cmd, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
 	cmd.Stderr = bg.stderr
+	if setup != nil {
+		setup(cmd)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

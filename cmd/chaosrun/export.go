@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -38,7 +39,7 @@ func newExportK8sCmd(st *State) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return exportK8s(st, &f, args[0])
+			return untilDone(cmd.Context(), func() error { return exportK8s(cmd.Context(), st, &f, args[0]) })
 		},
 	}
 	fl, o := cmd.Flags(), &f.o
@@ -55,11 +56,10 @@ func newExportK8sCmd(st *State) *cobra.Command {
 	return cmd
 }
 
-func exportK8s(st *State, f *k8sFlags, file string) error {
-	sc, err := loadScenario(st, file, nil)
+func exportK8s(ctx context.Context, st *State, f *k8sFlags, file string) error {
+	sc, err := loadScenario(ctx, st, file, nil)
 	if err != nil {
-		fmt.Fprintln(st.Stderr, err)
-		return exit(exitUsage)
+		return scenarioFailed(ctx, st, err)
 	}
 	o := f.o
 	o.ToxiproxyToken, o.Seed = stream.NewToken(), rand.Int64N(1<<31)+1
@@ -67,7 +67,7 @@ func exportK8s(st *State, f *k8sFlags, file string) error {
 	if generated {
 		o.ResultsToken = stream.NewToken()
 	}
-	if err := f.readFiles(st, file, sc, &o); err != nil {
+	if err := f.readFiles(ctx, st, file, sc, &o); err != nil {
 		return fail(exitUsage, err)
 	}
 	m, err := k8s.Build(sc, o)
@@ -103,10 +103,10 @@ func exportK8s(st *State, f *k8sFlags, file string) error {
 
 // readFiles reads what the manifests carry: the scenario, its script and
 // the results CA.
-func (f *k8sFlags) readFiles(st *State, file string, sc *scenario.Scenario, o *k8s.Options) error {
+func (f *k8sFlags) readFiles(ctx context.Context, st *State, file string, sc *scenario.Scenario, o *k8s.Options) error {
 	var errs []error
 	var err error
-	if o.ScenarioFile, err = readScenario(st, file); err != nil {
+	if o.ScenarioFile, err = readScenario(ctx, st, file); err != nil {
 		errs = append(errs, err)
 	}
 	if o.Script, err = readScript(st, scenarioPath(st, file), sc.Workload.Script); err != nil {

@@ -122,18 +122,7 @@ func TestGamedayCommandWithFakeLoad(t *testing.T) {
 	file := writeScenario(t, strings.Replace(fakeLoadScenario, "%s", "5", 1))
 	done := make(chan int, 1)
 	go func() { done <- Execute(context.Background(), st, []string{"gameday", file, "--load-shards", "2"}) }()
-	page := regexp.MustCompile(`game day page: (\S+)`)
-	deadline := time.Now().Add(10 * time.Second)
-	var url string
-	for url == "" && time.Now().Before(deadline) {
-		if m := page.FindStringSubmatch(so.String()); m != nil {
-			url = m[1]
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if url == "" {
-		t.Fatalf("no page URL; stderr:\n%s", se)
-	}
+	url := waitPage(t, so, se)
 	resp, err := http.Post(url+"api/stop", "application/json", strings.NewReader(`{"by":"tester"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -154,4 +143,19 @@ func TestGamedayCommandWithFakeLoad(t *testing.T) {
 	if bed.Downs() != 1 {
 		t.Errorf("testbed torn down %d times", bed.Downs())
 	}
+}
+
+// waitPage waits for an in-process game day's page URL on so.
+func waitPage(t *testing.T, so, se *syncBuffer) string {
+	t.Helper()
+	page := regexp.MustCompile(`game day page: (\S+)`)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := page.FindStringSubmatch(so.String()); m != nil {
+			return m[1]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no page URL; stderr:\n%s", se)
+	return ""
 }

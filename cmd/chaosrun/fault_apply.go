@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"strings"
@@ -30,7 +31,7 @@ func newFaultApplyCmd(st *State) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sc, u, err := f.check(st, args[0])
+			sc, u, err := f.check(cmd.Context(), st, args[0])
 			if err != nil || sc == nil {
 				return err
 			}
@@ -62,14 +63,13 @@ func newFaultApplyCmd(st *State) *cobra.Command {
 
 // check checks the flags and loads the scenario; a scenario without
 // faults is said and comes back nil.
-func (f *applyFlags) check(st *State, file string) (*scenario.Scenario, *url.URL, error) {
+func (f *applyFlags) check(ctx context.Context, st *State, file string) (*scenario.Scenario, *url.URL, error) {
 	if f.delay < 0 || f.wait <= 0 {
 		return nil, nil, failf(exitUsage, "--delay %s, --wait %s: want --delay >= 0 and --wait > 0", f.delay, f.wait)
 	}
-	sc, err := loadScenario(st, file, nil)
+	sc, err := loadScenario(ctx, st, file, nil)
 	if err != nil {
-		fmt.Fprintln(st.Stderr, err)
-		return nil, nil, exit(exitUsage)
+		return nil, nil, scenarioFailed(ctx, st, err)
 	}
 	for _, fl := range sc.Faults {
 		if faults.IsHostKind(fl.Kind) {

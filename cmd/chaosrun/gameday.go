@@ -61,7 +61,7 @@ gets the run's record and reports.`,
 }
 
 // check checks the flags and loads the scenario.
-func (f *gamedayFlags) check(st *State, file string) (*scenario.Scenario, error) {
+func (f *gamedayFlags) check(ctx context.Context, st *State, file string) (*scenario.Scenario, error) {
 	if f.token == "" {
 		f.token = st.Getenv("CHAOSRUN_GAMEDAY_TOKEN")
 	}
@@ -74,10 +74,9 @@ func (f *gamedayFlags) check(st *State, file string) (*scenario.Scenario, error)
 	if err := gameday.CheckListen(f.listen, f.token); err != nil {
 		return nil, fail(exitUsage, err)
 	}
-	sc, err := loadScenario(st, file, f.sets)
+	sc, err := loadScenario(ctx, st, file, f.sets)
 	if err != nil {
-		fmt.Fprintln(st.Stderr, err)
-		return nil, exit(exitUsage)
+		return nil, scenarioFailed(ctx, st, err)
 	}
 	if err := gameday.CheckGuards(sc, f.guards); err != nil {
 		return nil, fail(exitUsage, err)
@@ -86,13 +85,14 @@ func (f *gamedayFlags) check(st *State, file string) (*scenario.Scenario, error)
 }
 
 func runGameday(ctx context.Context, st *State, f *gamedayFlags, file string) error {
-	sc, err := f.check(st, file)
+	sc, err := f.check(ctx, st, file)
 	if err != nil {
 		return err
 	}
 	allowed, err := blastRadius(sc, f.allow)
 	if err != nil {
-		return failf(exitUsage, "%s: %w", file, err)
+		fmt.Fprintln(st.Stderr, err)
+		return exit(exitUsage)
 	}
 	results, err := f.results.settings(st)
 	if err != nil {

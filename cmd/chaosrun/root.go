@@ -61,7 +61,7 @@ outlier ejection hold. Exit codes: 0 ok, 1 a breach, 2 bad usage or scenario,
 	root.SetErr(st.Stderr)
 	group(st, root, newRunCmd(st), newValidateCmd(st), newSchemaCmd(st), newServeCmd(st), newVersionCmd(st),
 		newImagesCmd(st), newCleanCmd(st), newDoctorCmd(st), newDiffCmd(st), newGamedayCmd(st),
-		newExportCmd(st), newFaultCmd(st), newInitCmd(st), newExportResultsCmd(st), newCatalogCmd(st))
+		newExportCmd(st), newFaultCmd(st), newInitCmd(st), newExportResultsCmd(st), newCatalogCmd(st), newSuperviseCmd(st))
 	harnessErrors(root)
 	return root
 }

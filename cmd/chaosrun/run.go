@@ -73,7 +73,7 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 	if _, err := f.export.config(); err != nil {
 		return fail(exitUsage, err)
 	}
-	scs, err := loadAll(st, f, args)
+	scs, err := loadAll(ctx, st, f, args)
 	if err != nil {
 		return err
 	}
@@ -125,18 +125,19 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 
 // loadAll loads and validates every scenario before anything starts,
 // saying what is wrong with each.
-func loadAll(st *State, f *runFlags, args []string) ([]*scenario.Scenario, error) {
+func loadAll(ctx context.Context, st *State, f *runFlags, args []string) ([]*scenario.Scenario, error) {
 	files, err := scenarioFiles(st, args)
 	if err != nil {
 		return nil, fail(exitUsage, err)
 	}
 	var scs []*scenario.Scenario
 	for _, file := range files {
-		sc, err := loadScenario(st, file, f.sets)
+		sc, err := loadScenario(ctx, st, file, f.sets)
+		if ctx.Err() != nil {
+			return nil, scenarioFailed(ctx, st, err)
+		}
 		if err == nil {
-			if _, err = blastRadius(sc, f.allow); err != nil {
-				err = fmt.Errorf("%s: %w", file, err)
-			}
+			_, err = blastRadius(sc, f.allow)
 		}
 		if err != nil {
 			fmt.Fprintln(st.Stderr, err)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/scenarios"
 	"github.com/chaosrun/chaosrun/servers"
+	"github.com/chaosrun/chaosrun/workloads"
 )
 
 // scenarioOptions wires the fault and assertion checkers into the loader.
@@ -27,11 +30,12 @@ func scenarioOptions() scenario.Options {
 	}
 }
 
-// loadScenario reads a file, applies --set overrides and validates the result.
-func loadScenario(st *State, file string, sets []string) (*scenario.Scenario, error) {
-	data, err := readScenario(st, file)
+// loadScenario reads a file, applies --set overrides and validates the
+// result. It gives up when ctx ends.
+func loadScenario(ctx context.Context, st *State, file string, sets []string) (*scenario.Scenario, error) {
+	data, err := readScenario(ctx, st, file)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+		return nil, err
 	}
 	sc, err := scenario.Parse(file, data, scenarioOptions())
 	if err != nil {
@@ -43,14 +47,69 @@ func loadScenario(st *State, file string, sets []string) (*scenario.Scenario, er
 	if err := scenario.Validate(sc, scenarioOptions()); err != nil {
 		return nil, err
 	}
+	root, _ := k6Options(st).Checkout()
+	dir, rootErr := bundledScripts(st, root)
+	if err := workloads.CheckScript(sc, scenarioPath(st, file), dir); err != nil {
+		if rootErr != nil {
+			return nil, fmt.Errorf("%w\n  (no bundled scripts to look in: %v)", err, rootErr)
+		}
+		return nil, err
+	}
 	return sc, nil
 }
 
+// readScenario reads a scenario file, at most scenario.MaxFileSize bytes
+// of it. It returns when ctx ends even if the read does not: opening or
+// reading a FIFO nobody writes to blocks, and no read can be cancelled.
+func readScenario(ctx context.Context, st *State, file string) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	if scenarios.IsRef(file) {
+		return scenarios.ReadRef(file)
+	}
+	done := make(chan result, 1)
+	go func() {
+		f, err := st.FS.Open(st.fsName(file))
+		if err != nil {
+			done <- result{err: fmt.Errorf("scenario: %w", named(err, file))}
+			return
+		}
+		defer f.Close()
+		data, err := scenario.ReadAll(file, f)
+		done <- result{data, err}
+	}()
+	select {
+	case r := <-done:
+		return r.data, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("reading %s: %w", file, context.Cause(ctx))
+	}
+}
+
+// scenarioFailed ends a command whose scenario did not load: exit 130
+// once interrupted, else the problems on stderr and exit 2.
+func scenarioFailed(ctx context.Context, st *State, err error) error {
+	if ctx.Err() != nil {
+		return fail(exitInterrupted, err)
+	}
+	fmt.Fprintln(st.Stderr, err)
+	return exit(exitUsage)
+}
+
 // blastRadius is what a scenario's load may reach beyond loopback and its
-// own services; it refuses parameters that point anywhere else.
+// own services; it refuses parameters that point anywhere else, at their
+// place in the scenario.
 func blastRadius(sc *scenario.Scenario, allow []string) (*guard.Allowed, error) {
 	a, err := guard.Parse(append(append([]string{}, allow...), sc.AllowTargets...))
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sc.File, err)
+	}
+	if err := a.CheckParams(sc.Workload.Params); err != nil {
+		if pe := (*guard.ParamError)(nil); errors.As(err, &pe) {
+			return nil, scenario.Errors{sc.Problem("workload.params."+pe.Key, guard.ParamsAllowed, "points at %s, outside this run's blast radius", pe.Host)}
+		}
 		return nil, err
 	}
 	for _, name := range sc.ExternalServices() {
@@ -58,7 +117,7 @@ func blastRadius(sc *scenario.Scenario, allow []string) (*guard.Allowed, error) 
 			return nil, err
 		}
 	}
-	return a, a.CheckParams(sc.Workload.Params)
+	return a, nil
 }
 
 // scenarioFiles expands folders into their *.yaml/*.yml files, in name

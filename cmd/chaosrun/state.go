@@ -6,10 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/testbed"
@@ -36,8 +34,8 @@ type State struct {
 	Executable string
 	// IsTerminal reports whether Stderr is a terminal (live progress line).
 	IsTerminal bool
-	// Signals hooks the interrupt signals to a command's context; nil
-	// hooks none.
+	// Signals hooks the signals that end a command (Ctrl-C, SIGTERM,
+	// SIGHUP, SIGQUIT) to its context; nil hooks none.
 	Signals func(context.Context) (context.Context, context.CancelFunc)
 	// NewLoad, when set, makes run's and gameday's load in place of k6
 	// processes (tests inject a fake); no k6 is built then.
@@ -60,9 +58,7 @@ func NewState() *State {
 	return &State{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: env, Dir: wd, FS: os.DirFS("/"),
 		Executable: exe, IsTerminal: err == nil && fi.Mode()&os.ModeCharDevice != 0,
-		Signals: func(ctx context.Context) (context.Context, context.CancelFunc) {
-			return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-		},
+		Signals: osSignals(os.Stderr),
 	}
 }
 

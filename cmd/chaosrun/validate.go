@@ -7,7 +7,7 @@ import (
 )
 
 func newValidateCmd(st *State) *cobra.Command {
-	var sets []string
+	var sets, allow []string
 	cmd := &cobra.Command{
 		Use:               "validate [--set K=V] SCENARIO.yaml|DIR ...",
 		Short:             "check scenario files and report every problem",
@@ -21,7 +21,13 @@ func newValidateCmd(st *State) *cobra.Command {
 			}
 			code := exitOK
 			for _, f := range files {
-				sc, err := loadScenario(st, f, sets)
+				sc, err := loadScenario(cmd.Context(), st, f, sets)
+				if cmd.Context().Err() != nil {
+					return scenarioFailed(cmd.Context(), st, err)
+				}
+				if err == nil {
+					_, err = blastRadius(sc, allow)
+				}
 				if err != nil {
 					fmt.Fprintln(st.Stderr, err)
 					code = exitUsage
@@ -33,5 +39,6 @@ func newValidateCmd(st *State) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "apply an override before validating (repeatable)")
+	cmd.Flags().StringArrayVar(&allow, "allow-target", nil, "as run's: a host or host:port parameters may point at besides loopback and the testbed's services (repeatable)")
 	return cmd
 }

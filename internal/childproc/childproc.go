@@ -10,9 +10,14 @@ import "syscall"
 
 // Attr is the SysProcAttr of a child: a process group of its own and, where
 // the system has one, the parent-death signal SIGKILL.
-func Attr() *syscall.SysProcAttr {
-	a := &syscall.SysProcAttr{Setpgid: true}
-	setDeathSignal(a)
+func Attr() *syscall.SysProcAttr { return AttrSignal(true, syscall.SIGKILL) }
+
+// AttrSignal is the SysProcAttr of a child in a process group of its own
+// (when group) that gets sig when the harness dies, where the system has a
+// parent-death signal.
+func AttrSignal(group bool, sig syscall.Signal) *syscall.SysProcAttr {
+	a := &syscall.SysProcAttr{Setpgid: group}
+	setDeathSignal(a, sig)
 	return a
 }
 

@@ -6,4 +6,4 @@ import "syscall"
 
 const diesWithParent = false
 
-func setDeathSignal(*syscall.SysProcAttr) {}
+func setDeathSignal(*syscall.SysProcAttr, syscall.Signal) {}

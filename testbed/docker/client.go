@@ -10,13 +10,9 @@ package docker
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/moby/moby/client"
@@ -27,8 +23,10 @@ const (
 	LabelRun      = "chaosrun.run"
 	LabelScenario = "chaosrun.scenario"
 	LabelService  = "chaosrun.service"
-	// LabelOwner is "PID@HOSTNAME" of the harness that made the object, so
-	// Clean can leave the objects of a harness that still runs.
+	// LabelOwner is "PID:START@HOSTNAME" of the harness that made the
+	// object (START: the process's start time), so that Clean can leave
+	// the objects of a harness that still runs — and only those: a reused
+	// PID has another start time.
 	LabelOwner = "chaosrun.owner"
 	// LabelImage marks images built here; its value is the image's kind.
 	LabelImage = "chaosrun.image"
@@ -66,33 +64,4 @@ func NewClient(ctx context.Context) (*client.Client, error) {
 		return nil, fmt.Errorf("docker: engine at %s does not answer: %w", cli.DaemonHost(), err)
 	}
 	return cli, nil
-}
-
-// Owner is this process's owner label value, "PID@HOSTNAME".
-func Owner() string {
-	h, _ := os.Hostname()
-	return strconv.Itoa(os.Getpid()) + "@" + h
-}
-
-// ownerAlive reports whether the harness named by an owner label still runs
-// on this host. Owners on other hosts count as alive: we cannot tell.
-func ownerAlive(owner string) bool {
-	i := strings.LastIndex(owner, "@")
-	if i < 0 {
-		return false
-	}
-	pidStr, host := owner[:i], owner[i+1:]
-	if h, _ := os.Hostname(); h != host {
-		return true
-	}
-	pid, err := strconv.Atoi(pidStr)
-	if err != nil || pid <= 0 {
-		return false
-	}
-	if pid == os.Getpid() {
-		return true
-	}
-	// Signal 0 checks the process exists (EPERM: it does, as another user's).
-	err = syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -27,6 +27,13 @@ import (
 	"github.com/chaosrun/chaosrun/testbed"
 )
 
+// Bounds of teardowns the testbed does by itself: after a failed Up, and
+// of one container that failed to start.
+const (
+	downAfterFailedUp = 30 * time.Second
+	removeTimeout     = 10 * time.Second
+)
+
 // proxyBasePort is the first port Toxiproxy's proxies listen on inside its
 // container (one per edge, in Edges order).
 const proxyBasePort = 20000
@@ -147,11 +154,7 @@ func (t *Testbed) Up(ctx context.Context, sc *scenario.Scenario) (topo *testbed.
 	}
 	t.cli, t.sc, t.byName, t.died = cli, sc, map[string]*box{}, make(chan error, 16)
 	t.mu.Unlock()
-	defer func() {
-		if err != nil {
-			t.Down(context.WithoutCancel(ctx)) //nolint:errcheck // the start-up error matters more
-		}
-	}()
+	defer t.downIfFailed(ctx, &err)
 	if err := t.checkImages(ctx, sc); err != nil {
 		return nil, err
 	}
@@ -186,6 +189,17 @@ func (t *Testbed) Up(ctx context.Context, sc *scenario.Scenario) (topo *testbed.
 	t.mu.Unlock()
 	t.watchers.Go(func() { t.watch(wctx) })
 	return topo, nil
+}
+
+// downIfFailed removes what a failed Up (*err set) started, within
+// downAfterFailedUp even when ctx has ended.
+func (t *Testbed) downIfFailed(ctx context.Context, err *error) {
+	if *err == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), downAfterFailedUp)
+	defer cancel()
+	t.Down(ctx) //nolint:errcheck // the start-up error matters more
 }
 
 // toxi is the run's Toxiproxy container.
@@ -406,7 +420,9 @@ func (t *Testbed) run(ctx context.Context, s spec) (*box, error) {
 			break
 		}
 		if b.id != "" {
-			rerr := t.remove(context.WithoutCancel(ctx), b)
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+			rerr := t.remove(rctx, b)
+			cancel()
 			t.forget(b)
 			if rerr != nil {
 				err = errors.Join(err, rerr)

@@ -18,8 +18,9 @@ import (
 )
 
 // Down saves every container's log, removes the containers and the network,
-// then checks by label that nothing of the run is left. It is safe to call
-// more than once and after a failed Up.
+// then checks by label that nothing of the run is left, all within ctx's
+// deadline (the logs get a third of it at most). It is safe to call more
+// than once and after a failed Up.
 func (t *Testbed) Down(ctx context.Context) error {
 	t.mu.Lock()
 	t.down = true
@@ -37,9 +38,12 @@ func (t *Testbed) Down(ctx context.Context) error {
 		return nil
 	}
 	var errs []error
-	if err := t.saveLogs(ctx, boxes); err != nil {
+	// Logs get part of the time at most: removing comes first.
+	lctx, cancel := logsContext(ctx)
+	if err := t.saveLogs(lctx, boxes); err != nil {
 		errs = append(errs, fmt.Errorf("testbed: docker: %w", err))
 	}
+	cancel()
 	for i := len(boxes) - 1; i >= 0; i-- {
 		if err := t.remove(ctx, boxes[i]); err != nil {
 			errs = append(errs, err)
@@ -64,6 +68,16 @@ func (t *Testbed) Down(ctx context.Context) error {
 	}
 	cli.Close()
 	return errors.Join(errs...)
+}
+
+// logsContext bounds saving the logs at teardown: a third of the time ctx
+// leaves, at most 10 s.
+func logsContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := 10 * time.Second
+	if end, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(end)/3)
+	}
+	return context.WithTimeout(ctx, d)
 }
 
 // remove force-removes b's container (unpausing it first: a paused

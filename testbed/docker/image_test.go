@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,13 +27,19 @@ func TestParseLdd(t *testing.T) {
 }
 
 func TestOwnerAlive(t *testing.T) {
+	host := strings.Split(Owner(), "@")[1]
+	self := strconv.Itoa(os.Getpid())
 	for _, tc := range []struct {
 		owner string
 		want  bool
 	}{
 		{Owner(), true},
-		{"999999999@" + strings.Split(Owner(), "@")[1], false},
-		{"1@some-other-host", true},
+		{self + "@" + host, true},      // a label from before start times: by PID alone
+		{self + ":1@" + host, false},   // this PID, started at another time: reused
+		{self + ":x:y@" + host, false}, // garbage start time
+		{"999999999@" + host, false},   // gone
+		{"999999999:5@" + host, false}, // gone
+		{"1@some-other-host", true},    // cannot tell
 		{"garbage", false},
 	} {
 		if got := ownerAlive(tc.owner); got != tc.want {

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chaosrun/chaosrun/runner/loadtest"
+)
+
+// TestReliabilityOversizedScenario: an endless file (/dev/zero) and a
+// 10 MB flow list are refused with exit 2 and a positioned error, within
+// 2 s and 200 MB of memory (the child's peak RSS), instead of Go's
+// out-of-memory crash or a gigabyte and false errors. About 1 s.
+func TestReliabilityOversizedScenario(t *testing.T) {
+	skipShort(t)
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	var b bytes.Buffer
+	b.WriteString("version: 1\nname: big\nallow_targets: [")
+	for b.Len() < 10<<20 {
+		b.WriteString("a, ")
+	}
+	b.WriteString("a]\n")
+	if err := os.WriteFile(big, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, file, want string }{
+		{"endless", "/dev/zero", "/dev/zero:1:262145: the file goes on past 256 KiB"},
+		{"10 MB flow list", big, "big.yaml:3:262124: the file goes on past 256 KiB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			chaosrunBinary(t) // built before the clock starts
+			t0 := time.Now()
+			bg := startChaosrun(t, "validate", tc.file)
+			bg.wait(t, 20*time.Second)
+			took := time.Since(t0)
+			rss := bg.cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+			stderr := bg.stderr.String()
+			t.Logf("exit %d in %s, peak RSS %d MB: %s", bg.cmd.ProcessState.ExitCode(), took, rss>>20, firstLine(stderr))
+			if code := bg.cmd.ProcessState.ExitCode(); code != exitUsage {
+				t.Fatalf("exit %d, want %d\n%s", code, exitUsage, stderr)
+			}
+			if !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("want one error at %q, got:\n%s", tc.want, stderr)
+			}
+			if took > 2*time.Second {
+				t.Errorf("took %s, want at most 2s", took)
+			}
+			if rss > 200<<20 {
+				t.Errorf("peak RSS %d MB, want at most 200 MB", rss>>20)
+			}
+		})
+	}
+}
+
+// TestReliabilityCommandsCancel: commands reading a FIFO nobody writes to
+// (validate, diff, export) end at once on SIGTERM or Ctrl-C (exit 130)
+// instead of waiting forever. Under 1 s each.
+func TestReliabilityCommandsCancel(t *testing.T) {
+	skipShort(t)
+	for _, tc := range []struct {
+		args []string
+		sig  syscall.Signal
+	}{
+		{[]string{"validate", "FIFO"}, syscall.SIGTERM},
+		{[]string{"validate", "FIFO"}, syscall.SIGINT},
+		{[]string{"export", "k8s", "FIFO"}, syscall.SIGTERM},
+		{[]string{"diff", "FIFO", "FIFO"}, syscall.SIGINT},
+	} {
+		sig := tc.sig
+		t.Run(tc.args[0]+" "+sig.String(), func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "s.yaml")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args := strings.Fields(strings.ReplaceAll(strings.Join(tc.args, " "), "FIFO", fifo))
+			bg := startChaosrun(t, args...)
+			time.Sleep(300 * time.Millisecond) // blocked opening the FIFO
+			t0 := time.Now()
+			bg.cmd.Process.Signal(sig) //nolint:errcheck // checked by its exit
+			bg.wait(t, 10*time.Second)
+			if took := time.Since(t0); took > time.Second {
+				t.Errorf("validate took %s to end after %s", took, sig)
+			}
+			if code := bg.cmd.ProcessState.ExitCode(); code != exitInterrupted {
+				t.Errorf("exit %d after %s, want %d\n%s", code, sig, exitInterrupted, bg.stderr.String())
+			}
+		})
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// TestReliabilityRefusedBeforeAnythingStarts: a workload script outside
+// the scenario's folder and the bundled scripts, a missing one, and a
+// parameter holding an address outside the blast radius (a bare IP too)
+// are exit 2 from validate and from run, before the testbed is stood up.
+// In-process, well under 1 s.
+func TestReliabilityRefusedBeforeAnythingStarts(t *testing.T) {
+	withParams := func(p string) string {
+		return strings.Replace(fakeLoadScenario, "  targets: [ledger]\n", "  targets: [ledger]\n  params: {UPSTREAM: \""+p+"\"}\n", 1)
+	}
+	tests := []struct {
+		name, scenario, want string
+	}{
+		{"script outside", strings.Replace(fakeLoadScenario, "script: bank.js", "script: ../../../../../../etc/passwd", 1), "/etc/passwd is outside"},
+		{"script missing", strings.Replace(fakeLoadScenario, "script: bank.js", "script: gone.js", 1), "no such file"},
+		{"bare IPv4", withParams("10.0.0.5"), "workload.params.UPSTREAM: points at 10.0.0.5"},
+		{"bare IPv6", withParams("fd00::5"), "points at fd00::5"},
+		{"host:port", withParams("10.0.0.5:80"), "points at 10.0.0.5"},
+		{"URL with an IPv6 host", withParams("http://[2001:db8::1]:8080/x"), "points at 2001:db8::1"},
+		{"an IP in a list", withParams("127.0.0.1:80, 192.168.1.9"), "points at 192.168.1.9"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			file := writeScenario(t, strings.Replace(tc.scenario, "%s", "5", 1))
+			for _, cmd := range []string{"validate", "run"} {
+				bed := &loadtest.Testbed{}
+				st, _, se := fakeState(t, &loadtest.Load{Windows: tenRequests(), RunFor: 10 * time.Millisecond}, bed)
+				args := []string{"validate", file}
+				if cmd == "run" {
+					args = []string{"run", "--quiet", file}
+				}
+				code := Execute(context.Background(), st, args)
+				if code != exitUsage || !strings.Contains(se.String(), tc.want) || !strings.Contains(se.String(), "s.yaml:") {
+					t.Errorf("%s: exit %d, want 2 with a positioned error saying %q:\n%s", cmd, code, tc.want, se)
+				}
+				if bed.Downs() != 0 {
+					t.Errorf("%s stood the testbed up", cmd)
+				}
+			}
+		})
+	}
+}
+
+// TestReliabilityGamedayInput: the game day refuses fault names a scenario
+// would refuse — ".." could never be cleared, 60 KB went to every page
+// twice a second — and serving on 127.0.0.2 needs a token like any
+// address but 127.0.0.1. In-process, under 1 s.
+func TestReliabilityGamedayInput(t *testing.T) {
+	file := writeScenario(t, strings.Replace(fakeLoadScenario, "%s", "5", 1))
+	load := func() *loadtest.Load { return &loadtest.Load{Windows: tenRequests(), RunFor: time.Hour} }
+	bed := &loadtest.Testbed{}
+	st, _, se := fakeState(t, load(), bed)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // a game day that starts ends here
+	defer cancel()
+	if code := Execute(ctx, st, []string{"gameday", "--listen", "127.0.0.2:0", file}); code != exitUsage || !strings.Contains(se.String(), "needs --token") || bed.Downs() != 0 {
+		t.Errorf("--listen 127.0.0.2:0 without a token: exit %d, testbed up %d time(s)\n%s", code, bed.Downs(), se)
+	}
+
+	st, so, se := fakeState(t, load(), &loadtest.Testbed{})
+	done := make(chan int, 1)
+	go func() { done <- Execute(context.Background(), st, []string{"gameday", file}) }()
+	url := waitPage(t, so, se)
+	for _, name := range []string{"..", strings.Repeat("x", 60<<10), "a/../b"} {
+		body := `{"name":"` + name + `","kind":"latency","edge":"ledger->ledger","attributes":{"latency":1}}`
+		resp, err := http.Post(url+"api/faults", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(msg), "allowed: letters, digits") || len(msg) > 1024 {
+			t.Errorf("fault named %.20q: %s %.200s", name, resp.Status, msg)
+		}
+	}
+	resp, err := http.Post(url+"api/stop", "application/json", strings.NewReader(`{"by":"tester"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if code := <-done; code != exitOK {
+		t.Fatalf("exit %d\n%s", code, se)
+	}
+}

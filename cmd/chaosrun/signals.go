@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/chaosrun/chaosrun/runner"
+)
+
+// endSignals end a command as Ctrl-C does: a closed terminal or SSH
+// session (SIGHUP) and SIGQUIT too, so that every way a run is ended
+// tears down and records.
+var endSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// teardownBound is how long a run's teardown may take once told to stop:
+// load stopping, its results, the testbed going down, with a margin.
+var teardownBound = runner.DefaultWaits.Stop + runner.DefaultWaits.Collect + runner.DefaultWaits.Down + 5*time.Second
+
+// osSignals hooks the process's signals: endSignals end the command's
+// context; SIGPIPE is taken so that a closed stdout or stderr (`chaosrun
+// run … | head`) makes writes fail instead of killing the harness.
+func osSignals(stderr io.Writer) func(context.Context) (context.Context, context.CancelFunc) {
+	return func(ctx context.Context) (context.Context, context.CancelFunc) {
+		// A handled (not ignored) SIGPIPE: children still get the default.
+		pipe := make(chan os.Signal, 1)
+		signal.Notify(pipe, syscall.SIGPIPE)
+		sigs := make(chan os.Signal, 2)
+		signal.Notify(sigs, endSignals...)
+		ctx, stop := watchSignals(ctx, sigs, teardownBound, stderr, os.Exit)
+		return ctx, func() {
+			signal.Stop(sigs)
+			stop()
+		}
+	}
+}
+
+// watchSignals cancels ctx at the first signal on sigs, with a cause
+// naming it. A second one gives teardown bound more, then calls exit(130):
+// the harness never hangs on a teardown that does not end.
+func watchSignals(ctx context.Context, sigs <-chan os.Signal, bound time.Duration, stderr io.Writer, exit func(int)) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	var once sync.Once
+	go func() {
+		var first os.Signal
+		select {
+		case first = <-sigs:
+		case <-done:
+			return
+		}
+		cancel(fmt.Errorf("%w by %s", runner.ErrInterrupted, signalName(first)))
+		select {
+		case sig := <-sigs:
+			fmt.Fprintf(stderr, "chaosrun: %s again: teardown has at most %s more, then chaosrun exits\n", signalName(sig), bound)
+		case <-done:
+			return
+		}
+		select {
+		case <-time.After(bound):
+			fmt.Fprintf(stderr, "chaosrun: teardown did not end within %s; exiting (`chaosrun clean` removes Docker leftovers)\n", bound)
+			exit(exitInterrupted)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		once.Do(func() { close(done) })
+		cancel(nil)
+	}
+}
+
+// signalName names a signal as users know it: "SIGINT", "SIGHUP".
+func signalName(s os.Signal) string {
+	if n, ok := s.(syscall.Signal); ok {
+		switch n {
+		case syscall.SIGINT:
+			return "SIGINT (Ctrl-C)"
+		case syscall.SIGHUP:
+			return "SIGHUP (terminal closed)"
+		case syscall.SIGTERM:
+			return "SIGTERM"
+		case syscall.SIGQUIT:
+			return "SIGQUIT"
+		}
+	}
+	return s.String()
+}
