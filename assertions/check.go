@@ -1,6 +1,7 @@
-// Package assertions is the assertion language — k6-threshold-like checks
-// over a metric selector and a window of the run — and its evaluation over
-// a run record. It reads the run record only.
+// Package assertions is the assertion language — k6's threshold grammar,
+// with units, baselines and windows added, over a metric selector and a
+// window of the run — and its evaluation over a run record, after the run
+// or live while it runs. It reads the run record only.
 package assertions
 
 import (
@@ -20,14 +21,16 @@ const (
 	AggCount = "count"
 	AggRate  = "rate"
 	AggSum   = "sum"
+	// AggValue is a gauge's last value (k6's "value").
+	AggValue = "value"
 )
 
-var aggNames = []string{"p(N)", AggMed, AggAvg, AggMin, AggMax, AggCount, AggRate, AggSum}
+var aggNames = []string{"p(N)", AggMed, AggAvg, AggMin, AggMax, AggCount, AggRate, AggValue, AggSum}
 
 // Agg is the aggregation of a check: a function name and, for p(N), N.
 type Agg struct {
 	Func string
-	// P is the percentile of p(N), 0 < P ≤ 100.
+	// P is the percentile of p(N), 0 ≤ P ≤ 100.
 	P float64
 }
 
@@ -49,7 +52,9 @@ const (
 	OpGT Op = ">"
 	OpGE Op = ">="
 	OpEQ Op = "=="
-	OpNE Op = "!="
+	// OpSEQ is k6's "===", the same as "==" for numbers.
+	OpSEQ Op = "==="
+	OpNE  Op = "!="
 )
 
 // Holds reports whether "a op b" is true; it is false when either is NaN.
@@ -66,7 +71,7 @@ func (o Op) Holds(a, b float64) bool {
 		return a > b
 	case OpGE:
 		return a >= b
-	case OpEQ:
+	case OpEQ, OpSEQ:
 		return a == b
 	case OpNE:
 		return a != b
@@ -114,10 +119,14 @@ func (e *ParseError) Error() string { return fmt.Sprintf("column %d: %s", e.Col,
 // unitMillis converts duration units to milliseconds, k6's unit for time.
 var unitMillis = map[string]float64{"us": 0.001, "ms": 1, "s": 1000, "m": 60_000}
 
-const opList = "<, <=, >, >=, ==, !="
+const opList = "<, <=, >, >=, ==, ===, !="
 
-// ParseCheck parses a check such as "p(99) < 250ms", "rate < 0.01" or
-// "p(99.9) <= 1.5 * baseline + 20ms".
+// ParseCheck parses a check: k6's threshold grammar ("p(95)<200",
+// "rate<0.01", "value===0"; every aggregation, every operator), with
+// chaosrun's extensions: duration units ("p(99) < 250ms"), a baseline
+// ("p(99.9) <= 1.5 * baseline + 20ms") and sum, plus count and rate for
+// every kind. Which aggregation a metric allows is checked when it is
+// evaluated (its kind is known then).
 func ParseCheck(s string) (Check, error) {
 	p := &parser{lex: lexer{src: s}}
 	p.next()
@@ -168,7 +177,7 @@ func (p *parser) agg() (Agg, error) {
 	}
 	name := p.tok.text
 	switch name {
-	case AggMed, AggAvg, AggMin, AggMax, AggCount, AggRate, AggSum:
+	case AggMed, AggAvg, AggMin, AggMax, AggCount, AggRate, AggSum, AggValue:
 		p.next()
 		return Agg{Func: name}, nil
 	case AggP:
@@ -181,11 +190,11 @@ func (p *parser) agg() (Agg, error) {
 	}
 	p.next()
 	if p.tok.kind != tNum {
-		return Agg{}, p.expected("a percentile in (0, 100]")
+		return Agg{}, p.expected("a percentile in [0, 100]")
 	}
 	n, col := p.tok.num, p.tok.col
-	if !(n > 0 && n <= 100) {
-		return Agg{}, &ParseError{Col: col, Msg: fmt.Sprintf("expected a percentile in (0, 100], found %s", p.tok.text)}
+	if !(n >= 0 && n <= 100) {
+		return Agg{}, &ParseError{Col: col, Msg: fmt.Sprintf("expected a percentile in [0, 100], found %s", p.tok.text)}
 	}
 	p.next()
 	if p.tok.kind != tRParen {
@@ -252,8 +261,11 @@ func (p *parser) offset(c *Check) error {
 func (p *parser) value(agg Agg) (v float64, isDur bool, col int, err error) {
 	sign := 1.0
 	col = p.tok.col
-	if p.tok.kind == tMinus {
+	switch p.tok.kind {
+	case tMinus:
 		sign = -1
+		p.next()
+	case tPlus:
 		p.next()
 	}
 	if p.tok.kind != tNum {

@@ -23,7 +23,8 @@ import (
 //	counter: count = sum = total added; rate = total per second;
 //	         avg = total per sample
 //	rate:    rate = avg = non-zero/samples; count = samples; sum = non-zero
-//	gauge:   min, max, count = samples
+//	gauge:   value = the last value of the latest second; min, max,
+//	         count = samples
 //
 // A check with baseline compares with K × (the same aggregation over the
 // assertion's Baseline window, without settle) + X; an empty Baseline means
@@ -37,7 +38,7 @@ func Evaluate(run *record.Run, defs []scenario.Assertion) []record.Verdict {
 			continue
 		}
 		for _, chk := range def.Checks {
-			out = append(out, evalCheck(run, def, chk))
+			out = append(out, evalCheck(run, def, chk.Threshold))
 		}
 	}
 	return out
@@ -144,6 +145,7 @@ func aggregateWindows(run *record.Run, m Metric, rng Range, agg Agg) (result, er
 		count, nonZero int64
 		sum            float64
 		minV, maxV     float64
+		last           float64
 		seen, haveMM   bool
 		hists          stream.HistSum
 		histErr        error
@@ -160,6 +162,7 @@ func aggregateWindows(run *record.Run, m Metric, rng Range, agg Agg) (result, er
 				return fmt.Errorf("%s matches series of kinds %s and %s; narrow the tag filter", m, kind, s.Kind)
 			}
 			seen, kind = true, s.Kind
+			last = s.Last
 			count += s.Count
 			sum += s.Sum
 			nonZero += s.NonZero
@@ -252,6 +255,8 @@ func aggregateWindows(run *record.Run, m Metric, rng Range, agg Agg) (result, er
 		}
 	case record.Gauge:
 		switch agg.Func {
+		case AggValue:
+			res.value = last
 		case AggMin:
 			res.value = minV
 		case AggMax:
@@ -271,5 +276,5 @@ var allowedAggs = map[record.Kind]string{
 	record.Trend:   "p(N), med, avg, min, max, count, sum, rate",
 	record.Counter: "count, sum, rate, avg",
 	record.Rate:    "rate, avg, count, sum",
-	record.Gauge:   "min, max, count",
+	record.Gauge:   "value, min, max, count",
 }

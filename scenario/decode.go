@@ -149,6 +149,13 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string, loose bool) 
 			return
 		}
 		v.SetInt(i)
+	case t.Kind() == reflect.Bool:
+		var b bool
+		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || n.Decode(&b) != nil {
+			d.bad(n, path, "true, false", "want true or false, got %s", describe(n))
+			return
+		}
+		v.SetBool(b)
 	case t.Kind() == reflect.Float64:
 		var f float64
 		tag := n.ShortTag()
