@@ -109,7 +109,7 @@ func TestEvaluateWindows(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			def := scenario.Assertion{Name: "a", Metric: "sec", Window: tc.window, Settle: scenario.Duration(tc.settle),
-				Checks: scenario.Checks("sum == " + formatNum(sumTo(tc.first, tc.last)), "count >= 0")}
+				Checks: scenario.Checks("sum == "+formatNum(sumTo(tc.first, tc.last)), "count >= 0")}
 			vs := Evaluate(run, []scenario.Assertion{def})
 			if len(vs) != 2 {
 				t.Fatalf("got %d verdicts, want 2", len(vs))

@@ -290,7 +290,7 @@ func (v *validator) checks(p string, a *Assertion) {
 			tp = cp + ".threshold"
 		}
 		switch {
-		case !v.ok(cp) || !v.ok(cp + ".threshold"):
+		case !v.ok(cp) || !v.ok(cp+".threshold"):
 			continue
 		case strings.TrimSpace(c.Threshold) == "":
 			v.errf(tp, "", "empty check")
