@@ -185,6 +185,11 @@ func faultTimes(run *record.Run, name string) (applied, reverted time.Time, err 
 		}
 	}
 	if idx < 0 {
+		for _, na := range run.NotApplied {
+			if na.Fault == name && failure == "" {
+				failure = fmt.Sprintf("%s (+%s)", na.Reason, time.Duration(na.Start))
+			}
+		}
 		if failure != "" {
 			return time.Time{}, time.Time{}, fmt.Errorf("fault %s was never applied: %s", name, failure)
 		}
