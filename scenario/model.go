@@ -101,6 +101,8 @@ type Workload struct {
 	Targets []string `yaml:"targets" json:"targets"`
 	// Params are passed to the script as environment variables (__ENV).
 	Params map[string]string `yaml:"params,omitempty" json:"params,omitempty"`
+	// K6 adds k6 outputs and `k6 run` flags of the workload's own.
+	K6 *K6 `yaml:"k6,omitempty" json:"k6,omitempty"`
 }
 
 // Fault is one entry of the fault schedule.

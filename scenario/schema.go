@@ -2,7 +2,7 @@ package scenario
 
 import (
 	"bytes"
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"go/ast"
@@ -15,10 +15,10 @@ import (
 	"github.com/invopop/jsonschema"
 )
 
-// modelSource is the model's source, read for the schema's descriptions.
+// modelSources are the model's sources, read for the schema's descriptions.
 //
-//go:embed model.go
-var modelSource string
+//go:embed model.go workload_k6.go
+var modelSources embed.FS
 
 // SchemaID is the $id of the scenario JSON Schema.
 const SchemaID = "https://github.com/chaosrun/chaosrun/scenario/v1.schema.json"
@@ -110,14 +110,26 @@ func checkSchema() *jsonschema.Schema {
 	}
 }
 
-// modelComments reads the doc comments of model.go's types ("Type") and
+// modelComments reads the doc comments of the model's types ("Type") and
 // struct fields ("Type.Field").
 func modelComments() (map[string]string, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), "model.go", modelSource, parser.ParseComments)
-	if err != nil {
-		return nil, err
-	}
 	out := map[string]string{}
+	for _, name := range []string{"model.go", "workload_k6.go"} {
+		src, err := modelSources.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ParseComments)
+		if err != nil {
+			return nil, err
+		}
+		addComments(out, f)
+	}
+	return out, nil
+}
+
+// addComments adds a file's type and field doc comments to out.
+func addComments(out map[string]string, f *ast.File) {
 	for _, decl := range f.Decls {
 		g, ok := decl.(*ast.GenDecl)
 		if !ok || g.Tok != token.TYPE {
@@ -144,5 +156,4 @@ func modelComments() (map[string]string, error) {
 			}
 		}
 	}
-	return out, nil
 }

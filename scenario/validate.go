@@ -41,6 +41,7 @@ func validate(s *Scenario, opts Options, decodeErrs Errors) error {
 	v.top()
 	v.services()
 	v.workload()
+	v.k6()
 	v.faults()
 	v.assertions()
 	v.endChecks()
