@@ -30,7 +30,7 @@ test-ext:
 
 # Every parser of outside input is fuzzed for a bounded time; findings are
 # kept as regression inputs under each package's testdata/fuzz.
-FUZZ_TARGETS = ./scenario:FuzzParse ./compose:FuzzImport ./assertions:FuzzParseCheck ./workloads/stream:FuzzDecode ./workloads/stream:FuzzHistCount ./testbed/httpstage:FuzzStage ./targets/bankservice:FuzzRequests ./targets/kvdispatcher:FuzzRequests ./export/metrics:FuzzParseScrapeKey
+FUZZ_TARGETS = ./scenario:FuzzParse ./workloads/k6run:FuzzParseOptions ./compose:FuzzImport ./assertions:FuzzParseCheck ./workloads/stream:FuzzDecode ./workloads/stream:FuzzHistCount ./testbed/httpstage:FuzzStage ./targets/bankservice:FuzzRequests ./targets/kvdispatcher:FuzzRequests ./export/metrics:FuzzParseScrapeKey
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

@@ -218,8 +218,7 @@ func (s *selScanner) errorf(format string, args ...any) error {
 // ParseThresholdKey reads a key of a k6 script's thresholds,
 // name{tag:value,...}, as k6 reads it: the tags between the first "{" and
 // the last "}" split at commas, each at its first colon, keys and values
-// trimmed of spaces and values of quotes; a tag without a colon has the
-// empty value.
+// trimmed of spaces and values of quotes.
 func ParseThresholdKey(key string) (Metric, error) {
 	open, closing := strings.IndexByte(key, '{'), strings.LastIndexByte(key, '}')
 	name := key
@@ -242,10 +241,14 @@ func ParseThresholdKey(key string) (Metric, error) {
 	seen := map[string]bool{}
 	for kv := range strings.SplitSeq(key[open+1:closing], ",") {
 		k, v, _ := strings.Cut(kv, ":")
-		k, v = strings.TrimSpace(k), strings.Trim(strings.TrimSpace(v), `"'`)
-		if k == "" {
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch {
+		case k == "":
 			return Metric{}, fmt.Errorf("threshold key %q: a tag has no name", key)
+		case v == "":
+			return Metric{}, fmt.Errorf("threshold key %q: tag %q has no value (name{tag:value})", key, k)
 		}
+		v = strings.Trim(v, `"'`)
 		if seen[k] {
 			return Metric{}, fmt.Errorf("threshold key %q: tag %q is given twice", key, k)
 		}

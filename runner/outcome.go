@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/chaosrun/chaosrun/assertions"
@@ -96,19 +97,24 @@ func NotApplied(sc *scenario.Scenario, rec *record.Run) []record.NotApplied {
 
 // LoadEndedEarly is a failing verdict when load ended by itself well
 // before its planned duration (a k6 script that ran one iteration, or its
-// own shorter schedule): more than a tenth of it, and at least 500ms,
-// short. An incomplete or aborted run is not judged here: it failed for
+// own shorter schedule; see endedEarly). An incomplete or aborted run is not judged here: it failed for
 // its own reason.
 func LoadEndedEarly(rec *record.Run) (record.Verdict, bool) {
 	planned, ran := time.Duration(rec.Planned), rec.End.Sub(rec.Start)
 	if rec.Incomplete || rec.Aborted != "" || planned <= 0 || rec.Start.IsZero() {
 		return record.Verdict{}, false
 	}
-	if ran >= planned-max(500*time.Millisecond, planned/10) {
+	if !endedEarly(planned, ran) {
 		return record.Verdict{}, false
 	}
 	return record.Verdict{Assertion: "load", Check: "ran for its planned duration", Metric: "load duration", Window: assertions.Whole,
 		To: record.Duration(ran), Observed: ran.Seconds(), Bound: planned.Seconds(), Unit: "s", Source: record.SourceRun}, true
+}
+
+// endedEarly says load that ran ran of its planned duration ended well
+// before it: by more than a tenth of it, and at least 500ms.
+func endedEarly(planned, ran time.Duration) bool {
+	return ran < planned-max(500*time.Millisecond, planned/10)
 }
 
 // roundMS rounds a duration to the millisecond for messages.
@@ -117,4 +123,55 @@ func roundMS(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 // figure writes a value with its unit for messages.
 func figure(v float64, unit string) string {
 	return strconv.FormatFloat(v, 'g', 4, 64) + unit
+}
+
+// k6Outcome holds k6's own verdicts (exit 99 per process) against the
+// record's over the merged stream: a process that found the thresholds
+// crossed where the merged samples hold them is noted, and k6 stopping
+// the test early on a failed abortOnFail threshold marks the run aborted.
+func k6Outcome(s *Session, script []record.Verdict) {
+	rec := s.Record()
+	var crossed []string
+	for _, p := range rec.LoadParts {
+		if p.ThresholdsCrossed {
+			crossed = append(crossed, p.Name)
+		}
+	}
+	if len(crossed) == 0 {
+		return
+	}
+	var failed []record.Verdict
+	for _, v := range script {
+		if !v.Pass {
+			failed = append(failed, v)
+		}
+	}
+	if len(failed) == 0 {
+		s.Note(fmt.Sprintf("%s found the script's thresholds crossed over its own samples (exit 99); over every sample of the run they hold",
+			strings.Join(crossed, ", ")))
+		return
+	}
+	planned, ran := time.Duration(rec.Planned), rec.End.Sub(rec.Start)
+	if rec.Aborted != "" || rec.Incomplete || !endedEarly(planned, ran) {
+		return
+	}
+	for _, v := range failed {
+		if abortsOnFail(s.ScriptChecks(), v) {
+			rec.Aborted = fmt.Sprintf("abortOnFail: %s: %q failed: k6 stopped the test (exit 99) after %s of load (observed %s, bound %s)",
+				v.Assertion, v.Check, roundMS(ran), figure(v.Observed, v.Unit), figure(v.Bound, v.Unit))
+			return
+		}
+	}
+}
+
+// abortsOnFail says v is the verdict of a check with abortOnFail.
+func abortsOnFail(defs []scenario.Assertion, v record.Verdict) bool {
+	for _, d := range defs {
+		for _, c := range d.Checks {
+			if d.Name == v.Assertion && c.Threshold == v.Check && c.AbortOnFail {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -136,12 +136,13 @@ func judge(s *Session, sc *scenario.Scenario, events []record.FaultEvent) {
 			s.Fail(fmt.Errorf("fault %s could not be %s: %s", ev.Fault, "applied", ev.Error))
 		}
 	}
-	rec.NotApplied = NotApplied(sc, rec)
-	rec.Verdicts = assertions.Evaluate(rec, sc.Assertions)
-	for _, v := range assertions.Evaluate(rec, s.ScriptChecks()) {
-		v.Source = record.SourceScript
-		rec.Verdicts = append(rec.Verdicts, v)
+	script := assertions.Evaluate(rec, s.ScriptChecks())
+	for i := range script {
+		script[i].Source = record.SourceScript
 	}
+	k6Outcome(s, script)
+	rec.NotApplied = NotApplied(sc, rec)
+	rec.Verdicts = append(assertions.Evaluate(rec, sc.Assertions), script...)
 	if v, ok := LoadEndedEarly(rec); ok {
 		rec.Verdicts = append(rec.Verdicts, v)
 		s.Note(fmt.Sprintf("load ended by itself after %s of its planned %s", roundMS(time.Duration(v.To)), time.Duration(rec.Planned)))
