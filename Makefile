@@ -4,7 +4,7 @@ PKG_TIMEOUT ?= 60m
 
 FUZZTIME ?= 30s
 
-.PHONY: test lint lint-workflows test-main test-ext fuzz reliability
+.PHONY: test lint lint-workflows test-main test-ext fuzz reliability extension-tags
 
 test: lint lint-workflows test-main test-ext fuzz
 
@@ -45,3 +45,12 @@ lint-workflows:
 	cd tools/actionlint && $(GO) build -o ../../bin/actionlint github.com/rhysd/actionlint/cmd/actionlint
 	bin/actionlint -color=false .github/workflows/*.yml
 	shellcheck -x scripts/action/*.sh scripts/install-deps.sh
+
+# The git tags that release the extension by version (xk6-resilience/README.md,
+# "By version"): models/vA.B.C for the models version its go.mod requires (when it
+# requires one), then xk6-resilience/vX.Y.Z from its Version constant.
+extension-tags:
+	@v=$$(sed -n 's/^const Version = "\(v[0-9][0-9.]*\)"$$/\1/p' xk6-resilience/resilience.go); \
+	  test -n "$$v" || { echo "no Version constant in xk6-resilience/resilience.go" >&2; exit 1; }; \
+	  awk '{for (i = 1; i < NF; i++) if ($$i == "github.com/chaosrun/chaosrun/models") print "git tag models/" $$(i+1)}' xk6-resilience/go.mod; \
+	  echo "git tag xk6-resilience/$$v"
