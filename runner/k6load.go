@@ -70,7 +70,7 @@ func K6(c K6Config) NewLoad {
 			Extra: append(spec.Allowed.K6Flags(), own.Flags...)}}
 		var notes []string
 		e.spec.Duration, notes = schedule(opts, own.Flags, spec.Duration)
-		checks, cnotes := thresholdChecks(opts.Thresholds, own.Flags)
+		checks, cnotes := ThresholdChecks(opts.Thresholds, own.Flags)
 		spec.Keep = keepAlso(spec.Keep, checks)
 		return &k6Load{Load: NewShardedLoad(e, c.Shards, spec, c.Results), engine: e, checks: checks, notes: append(notes, cnotes...)}, nil
 	}
@@ -95,10 +95,10 @@ func schedule(opts k6run.Options, flags []string, planned time.Duration) (time.D
 	return 0, nil
 }
 
-// thresholdChecks turns a script's thresholds into checks over every
-// sample of the run (window all), one assertion per metric key, named
-// after it; none with --no-thresholds.
-func thresholdChecks(ts []k6run.Threshold, flags []string) ([]scenario.Assertion, []string) {
+// ThresholdChecks turns a script's thresholds (k6run.Inspect) into checks
+// over every sample of the run (window all), one assertion per metric key,
+// named "threshold KEY"; none, and a note, when flags hold --no-thresholds.
+func ThresholdChecks(ts []k6run.Threshold, flags []string) ([]scenario.Assertion, []string) {
 	if len(ts) > 0 && slices.Contains(flags, "--no-thresholds") {
 		return nil, []string{"--no-thresholds: the script's thresholds are not judged"}
 	}

@@ -47,7 +47,7 @@ func TestThresholdChecks(t *testing.T) {
 		{Key: "http_req_duration", Expr: "p(99)<900", AbortOnFail: true, DelayAbortEval: 10 * time.Second},
 		{Key: "http_req_duration{ type : 'API' }", Expr: "avg<200"},
 	}
-	got, notes := thresholdChecks(ts, nil)
+	got, notes := ThresholdChecks(ts, nil)
 	want := []scenario.Assertion{
 		{Name: "threshold http_req_duration", Metric: "http_req_duration", Window: "all", Checks: []scenario.Check{
 			{Threshold: "p(95)<500"}, {Threshold: "p(99)<900", AbortOnFail: true, DelayAbortEval: scenario.Duration(10 * time.Second)}}},
@@ -57,7 +57,7 @@ func TestThresholdChecks(t *testing.T) {
 	if !reflect.DeepEqual(got, want) || len(notes) != 0 {
 		t.Errorf("checks\n%+v\nwant\n%+v\nnotes %q", got, want, notes)
 	}
-	if got, notes := thresholdChecks(ts, []string{"--no-thresholds"}); got != nil || len(notes) != 1 {
+	if got, notes := ThresholdChecks(ts, []string{"--no-thresholds"}); got != nil || len(notes) != 1 {
 		t.Errorf("--no-thresholds: %+v, %q", got, notes)
 	}
 	keep := keepAlso(func(m string) bool { return m != "http_req_waiting" && m != "http_req_duration" }, want)
