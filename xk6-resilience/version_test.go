@@ -47,4 +47,16 @@ func TestVersionHasOneSource(t *testing.T) {
 	if regexp.MustCompile(`(?m)^\s*replace\b`).Match(mod) {
 		t.Error("go.mod has a replace directive: built by version it would build something else; use a go.work")
 	}
+	// A go.work that points the models module at the repository's copy
+	// names the version go.mod requires: the one to tag models/vA.B.C.
+	work, err := os.ReadFile("go.work")
+	if err != nil {
+		return
+	}
+	required := regexp.MustCompile(`github\.com/chaosrun/chaosrun/models (v\S+)`).FindSubmatch(mod)
+	for _, m := range regexp.MustCompile(`replace github\.com/chaosrun/chaosrun/models (v\S+) =>`).FindAllSubmatch(work, -1) {
+		if required == nil || string(m[1]) != string(required[1]) {
+			t.Errorf("go.work replaces models %s; go.mod requires %q", m[1], required)
+		}
+	}
 }
