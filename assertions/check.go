@@ -9,38 +9,11 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/chaosrun/chaosrun/record"
 )
 
-// Aggregations a check may apply to a metric.
-const (
-	AggP     = "p" // a percentile, p(N)
-	AggMed   = "med"
-	AggAvg   = "avg"
-	AggMin   = "min"
-	AggMax   = "max"
-	AggCount = "count"
-	AggRate  = "rate"
-	AggSum   = "sum"
-	// AggValue is a gauge's last value (k6's "value").
-	AggValue = "value"
-)
-
-var aggNames = []string{"p(N)", AggMed, AggAvg, AggMin, AggMax, AggCount, AggRate, AggValue, AggSum}
-
-// Agg is the aggregation of a check: a function name and, for p(N), N.
-type Agg struct {
-	Func string
-	// P is the percentile of p(N), 0 ≤ P ≤ 100.
-	P float64
-}
-
-// String writes the aggregation as it is spelled in a check.
-func (a Agg) String() string {
-	if a.Func == AggP {
-		return "p(" + strconv.FormatFloat(a.P, 'f', -1, 64) + ")"
-	}
-	return a.Func
-}
+var aggNames = []string{"p(N)", record.AggMed, record.AggAvg, record.AggMin, record.AggMax, record.AggCount, record.AggRate, record.AggValue, record.AggSum}
 
 // Op is a comparison operator.
 type Op string
@@ -84,7 +57,7 @@ func (o Op) Holds(a, b float64) bool {
 type Check struct {
 	// Src is the check as written.
 	Src string
-	Agg Agg
+	Agg record.Agg
 	Op  Op
 	// Baseline says the bound is K × (the same aggregation over the
 	// baseline window) + X.
@@ -171,37 +144,37 @@ func (p *parser) expected(what string) error {
 	return &ParseError{Col: p.tok.col, Msg: "expected " + what + ", found " + found}
 }
 
-func (p *parser) agg() (Agg, error) {
+func (p *parser) agg() (record.Agg, error) {
 	if p.tok.kind != tIdent {
-		return Agg{}, p.expected("an aggregation (" + strings.Join(aggNames, ", ") + ")")
+		return record.Agg{}, p.expected("an aggregation (" + strings.Join(aggNames, ", ") + ")")
 	}
 	name := p.tok.text
 	switch name {
-	case AggMed, AggAvg, AggMin, AggMax, AggCount, AggRate, AggSum, AggValue:
+	case record.AggMed, record.AggAvg, record.AggMin, record.AggMax, record.AggCount, record.AggRate, record.AggSum, record.AggValue:
 		p.next()
-		return Agg{Func: name}, nil
-	case AggP:
+		return record.Agg{Func: name}, nil
+	case record.AggP:
 	default:
-		return Agg{}, p.expected("an aggregation (" + strings.Join(aggNames, ", ") + ")")
+		return record.Agg{}, p.expected("an aggregation (" + strings.Join(aggNames, ", ") + ")")
 	}
 	p.next()
 	if p.tok.kind != tLParen {
-		return Agg{}, p.expected(`"(" after p`)
+		return record.Agg{}, p.expected(`"(" after p`)
 	}
 	p.next()
 	if p.tok.kind != tNum {
-		return Agg{}, p.expected("a percentile in [0, 100]")
+		return record.Agg{}, p.expected("a percentile in [0, 100]")
 	}
 	n, col := p.tok.num, p.tok.col
 	if !(n >= 0 && n <= 100) {
-		return Agg{}, &ParseError{Col: col, Msg: fmt.Sprintf("expected a percentile in [0, 100], found %s", p.tok.text)}
+		return record.Agg{}, &ParseError{Col: col, Msg: fmt.Sprintf("expected a percentile in [0, 100], found %s", p.tok.text)}
 	}
 	p.next()
 	if p.tok.kind != tRParen {
-		return Agg{}, p.expected(`")"`)
+		return record.Agg{}, p.expected(`")"`)
 	}
 	p.next()
-	return Agg{Func: AggP, P: n}, nil
+	return record.Agg{Func: record.AggP, P: n}, nil
 }
 
 // rhs parses: value | baseline [* K] [± value] | K * baseline [± value].
@@ -258,7 +231,7 @@ func (p *parser) offset(c *Check) error {
 }
 
 // value parses a number with an optional duration unit, converted to ms.
-func (p *parser) value(agg Agg) (v float64, isDur bool, col int, err error) {
+func (p *parser) value(agg record.Agg) (v float64, isDur bool, col int, err error) {
 	sign := 1.0
 	col = p.tok.col
 	switch p.tok.kind {
@@ -278,7 +251,7 @@ func (p *parser) value(agg Agg) (v float64, isDur bool, col int, err error) {
 		if !ok {
 			return 0, false, 0, p.expected("a duration unit (us, ms, s, m)")
 		}
-		if agg.Func == AggCount || agg.Func == AggRate {
+		if agg.Func == record.AggCount || agg.Func == record.AggRate {
 			return 0, false, 0, &ParseError{Col: p.tok.col, Msg: fmt.Sprintf("expected a plain number for %s, found the duration unit %q", agg, p.tok.text)}
 		}
 		p.next()

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/chaosrun/chaosrun/record"
 )
 
 func TestParseCheck(t *testing.T) {
@@ -12,35 +14,35 @@ func TestParseCheck(t *testing.T) {
 		in   string
 		want Check // Src is filled in from in
 	}{
-		{"p(99) < 250ms", Check{Agg: Agg{AggP, 99}, Op: OpLT, K: 1, X: 250, Duration: true}},
-		{"p(99.9)<=1.5s", Check{Agg: Agg{AggP, 99.9}, Op: OpLE, K: 1, X: 1500, Duration: true}},
-		{"p(100) > 500us", Check{Agg: Agg{AggP, 100}, Op: OpGT, K: 1, X: 0.5, Duration: true}},
-		{"med >= 2m", Check{Agg: Agg{Func: AggMed}, Op: OpGE, K: 1, X: 120000, Duration: true}},
-		{"avg < 250 ms", Check{Agg: Agg{Func: AggAvg}, Op: OpLT, K: 1, X: 250, Duration: true}},
-		{"rate < 0.01", Check{Agg: Agg{Func: AggRate}, Op: OpLT, K: 1, X: 0.01}},
-		{"rate < .5", Check{Agg: Agg{Func: AggRate}, Op: OpLT, K: 1, X: 0.5}},
-		{"count == 0", Check{Agg: Agg{Func: AggCount}, Op: OpEQ, K: 1}},
-		{"sum != 3", Check{Agg: Agg{Func: AggSum}, Op: OpNE, K: 1, X: 3}},
-		{"min > -5", Check{Agg: Agg{Func: AggMin}, Op: OpGT, K: 1, X: -5}},
-		{"max < 10", Check{Agg: Agg{Func: AggMax}, Op: OpLT, K: 1, X: 10}},
-		{"p(99) < baseline", Check{Agg: Agg{AggP, 99}, Op: OpLT, Baseline: true, K: 1}},
-		{"p(99) < 1.5 * baseline", Check{Agg: Agg{AggP, 99}, Op: OpLT, Baseline: true, K: 1.5}},
-		{"p(99) < baseline * 2", Check{Agg: Agg{AggP, 99}, Op: OpLT, Baseline: true, K: 2}},
-		{"p(99) < baseline + 20ms", Check{Agg: Agg{AggP, 99}, Op: OpLT, Baseline: true, K: 1, X: 20, Duration: true}},
-		{"p(99) < 1.2*baseline+0.1s", Check{Agg: Agg{AggP, 99}, Op: OpLT, Baseline: true, K: 1.2, X: 100, Duration: true}},
-		{"rate <= baseline - 0.01", Check{Agg: Agg{Func: AggRate}, Op: OpLE, Baseline: true, K: 1, X: -0.01}},
-		{"  avg   >   baseline * 0.5 + 3  ", Check{Agg: Agg{Func: AggAvg}, Op: OpGT, Baseline: true, K: 0.5, X: 3}},
+		{"p(99) < 250ms", Check{Agg: record.Agg{Func: record.AggP, P: 99}, Op: OpLT, K: 1, X: 250, Duration: true}},
+		{"p(99.9)<=1.5s", Check{Agg: record.Agg{Func: record.AggP, P: 99.9}, Op: OpLE, K: 1, X: 1500, Duration: true}},
+		{"p(100) > 500us", Check{Agg: record.Agg{Func: record.AggP, P: 100}, Op: OpGT, K: 1, X: 0.5, Duration: true}},
+		{"med >= 2m", Check{Agg: record.Agg{Func: record.AggMed}, Op: OpGE, K: 1, X: 120000, Duration: true}},
+		{"avg < 250 ms", Check{Agg: record.Agg{Func: record.AggAvg}, Op: OpLT, K: 1, X: 250, Duration: true}},
+		{"rate < 0.01", Check{Agg: record.Agg{Func: record.AggRate}, Op: OpLT, K: 1, X: 0.01}},
+		{"rate < .5", Check{Agg: record.Agg{Func: record.AggRate}, Op: OpLT, K: 1, X: 0.5}},
+		{"count == 0", Check{Agg: record.Agg{Func: record.AggCount}, Op: OpEQ, K: 1}},
+		{"sum != 3", Check{Agg: record.Agg{Func: record.AggSum}, Op: OpNE, K: 1, X: 3}},
+		{"min > -5", Check{Agg: record.Agg{Func: record.AggMin}, Op: OpGT, K: 1, X: -5}},
+		{"max < 10", Check{Agg: record.Agg{Func: record.AggMax}, Op: OpLT, K: 1, X: 10}},
+		{"p(99) < baseline", Check{Agg: record.Agg{Func: record.AggP, P: 99}, Op: OpLT, Baseline: true, K: 1}},
+		{"p(99) < 1.5 * baseline", Check{Agg: record.Agg{Func: record.AggP, P: 99}, Op: OpLT, Baseline: true, K: 1.5}},
+		{"p(99) < baseline * 2", Check{Agg: record.Agg{Func: record.AggP, P: 99}, Op: OpLT, Baseline: true, K: 2}},
+		{"p(99) < baseline + 20ms", Check{Agg: record.Agg{Func: record.AggP, P: 99}, Op: OpLT, Baseline: true, K: 1, X: 20, Duration: true}},
+		{"p(99) < 1.2*baseline+0.1s", Check{Agg: record.Agg{Func: record.AggP, P: 99}, Op: OpLT, Baseline: true, K: 1.2, X: 100, Duration: true}},
+		{"rate <= baseline - 0.01", Check{Agg: record.Agg{Func: record.AggRate}, Op: OpLE, Baseline: true, K: 1, X: -0.01}},
+		{"  avg   >   baseline * 0.5 + 3  ", Check{Agg: record.Agg{Func: record.AggAvg}, Op: OpGT, Baseline: true, K: 0.5, X: 3}},
 		// k6's grammar as k6 writes it: no spaces, every operator, value,
 		// p(0), exponents and signs (k6 reads values with ParseFloat).
-		{"p(95)<200", Check{Agg: Agg{AggP, 95}, Op: OpLT, K: 1, X: 200}},
-		{"p(0)>=0", Check{Agg: Agg{AggP, 0}, Op: OpGE, K: 1}},
-		{"value===0", Check{Agg: Agg{Func: AggValue}, Op: OpSEQ, K: 1}},
-		{"value==1", Check{Agg: Agg{Func: AggValue}, Op: OpEQ, K: 1, X: 1}},
-		{"count!=3", Check{Agg: Agg{Func: AggCount}, Op: OpNE, K: 1, X: 3}},
-		{"med<=1e3", Check{Agg: Agg{Func: AggMed}, Op: OpLE, K: 1, X: 1000}},
-		{"rate>2.5E-1", Check{Agg: Agg{Func: AggRate}, Op: OpGT, K: 1, X: 0.25}},
-		{"min>+5", Check{Agg: Agg{Func: AggMin}, Op: OpGT, K: 1, X: 5}},
-		{"max < 1e3ms", Check{Agg: Agg{Func: AggMax}, Op: OpLT, K: 1, X: 1000, Duration: true}},
+		{"p(95)<200", Check{Agg: record.Agg{Func: record.AggP, P: 95}, Op: OpLT, K: 1, X: 200}},
+		{"p(0)>=0", Check{Agg: record.Agg{Func: record.AggP, P: 0}, Op: OpGE, K: 1}},
+		{"value===0", Check{Agg: record.Agg{Func: record.AggValue}, Op: OpSEQ, K: 1}},
+		{"value==1", Check{Agg: record.Agg{Func: record.AggValue}, Op: OpEQ, K: 1, X: 1}},
+		{"count!=3", Check{Agg: record.Agg{Func: record.AggCount}, Op: OpNE, K: 1, X: 3}},
+		{"med<=1e3", Check{Agg: record.Agg{Func: record.AggMed}, Op: OpLE, K: 1, X: 1000}},
+		{"rate>2.5E-1", Check{Agg: record.Agg{Func: record.AggRate}, Op: OpGT, K: 1, X: 0.25}},
+		{"min>+5", Check{Agg: record.Agg{Func: record.AggMin}, Op: OpGT, K: 1, X: 5}},
+		{"max < 1e3ms", Check{Agg: record.Agg{Func: record.AggMax}, Op: OpLT, K: 1, X: 1000, Duration: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
@@ -149,7 +151,7 @@ func FuzzParseCheck(f *testing.F) {
 		if c.Src != s || c.Op == "" || c.Agg.Func == "" || math.IsNaN(c.X) || math.IsInf(c.X, 0) {
 			t.Fatalf("ParseCheck(%q) = %+v: malformed result", s, c)
 		}
-		if c.Agg.Func == AggP && !(c.Agg.P >= 0 && c.Agg.P <= 100) {
+		if c.Agg.Func == record.AggP && !(c.Agg.P >= 0 && c.Agg.P <= 100) {
 			t.Fatalf("ParseCheck(%q): percentile %v out of range", s, c.Agg.P)
 		}
 		// Re-parsing the canonical form gives the same check.

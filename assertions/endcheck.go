@@ -11,7 +11,7 @@ import (
 // failed (answered ok=false, or could not be called). Tags: check, service.
 const EndCheckMetric = "end_check_failures"
 
-func aggregateEndChecks(run *record.Run, m Metric, agg Agg) (result, error) {
+func aggregateEndChecks(run *record.Run, m Metric, agg record.Agg) (result, error) {
 	var matched, failed int64
 	for _, ec := range run.EndChecks {
 		tags := map[string]string{"check": ec.Name, "service": ec.Service}
@@ -35,7 +35,7 @@ func aggregateEndChecks(run *record.Run, m Metric, agg Agg) (result, error) {
 		return res, fmt.Errorf("no end-of-run check matches %s (the scenario's end_checks name them)", m)
 	}
 	switch agg.Func {
-	case AggCount, AggSum:
+	case record.AggCount, record.AggSum:
 		res.value = float64(failed)
 	default:
 		return res, fmt.Errorf("%s is not defined for %s (allowed: count, sum)", agg, EndCheckMetric)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 // Evaluate checks every assertion against the run record and returns one
@@ -16,15 +15,8 @@ import (
 // silently.
 //
 // Aggregations over the series matching the selector in the windows of the
-// range (see Resolve and Range.Contains):
-//
-//	trend:   p(N), med from the merged histograms; avg = sum/count; min;
-//	         max; count = samples; sum; rate = samples per second
-//	counter: count = sum = total added; rate = total per second;
-//	         avg = total per sample
-//	rate:    rate = avg = non-zero/samples; count = samples; sum = non-zero
-//	gauge:   value = the last value of the latest second; min, max,
-//	         count = samples
+// range (see Resolve and Range.Contains) are record.Acc's; per-second rates
+// divide by the range's whole seconds (Range.Seconds).
 //
 // A check with baseline compares with K × (the same aggregation over the
 // assertion's Baseline window, without settle) + X; an empty Baseline means
@@ -78,7 +70,7 @@ func evalCheck(run *record.Run, def scenario.Assertion, src string) record.Verdi
 		return fail("%v", err)
 	}
 	v.Observed = res.value
-	if c.Duration || (res.kind == record.Trend && isTimeMetric(m.Name) && c.Agg.Func != AggCount && c.Agg.Func != AggRate) {
+	if c.Duration || (res.kind == record.Trend && isTimeMetric(m.Name) && c.Agg.Func != record.AggCount && c.Agg.Func != record.AggRate) {
 		v.Unit = "ms"
 	}
 	baseline := 0.0
@@ -128,7 +120,7 @@ type result struct {
 
 // aggregate applies agg to what m selects in rng: k6 series, /metrics
 // readings or end-of-run checks.
-func aggregate(run *record.Run, m Metric, rng Range, agg Agg) (result, error) {
+func aggregate(run *record.Run, m Metric, rng Range, agg record.Agg) (result, error) {
 	switch {
 	case m.Source == "scrape":
 		return aggregateScrapes(run, m, rng, agg)
@@ -139,17 +131,10 @@ func aggregate(run *record.Run, m Metric, rng Range, agg Agg) (result, error) {
 }
 
 // aggregateWindows applies agg to the series matching m in the windows of rng.
-func aggregateWindows(run *record.Run, m Metric, rng Range, agg Agg) (result, error) {
-	var (
-		kind           record.Kind
-		count, nonZero int64
-		sum            float64
-		minV, maxV     float64
-		last           float64
-		seen, haveMM   bool
-		hists          stream.HistSum
-		histErr        error
-	)
+func aggregateWindows(run *record.Run, m Metric, rng Range, agg record.Agg) (result, error) {
+	_, quantile := agg.Quantile()
+	acc := record.Acc{Quantiles: quantile}
+	var histErr error
 	werr := run.EachWindow(func(w record.Window) error {
 		if !rng.Contains(w.Start) {
 			return nil
@@ -158,27 +143,12 @@ func aggregateWindows(run *record.Run, m Metric, rng Range, agg Agg) (result, er
 			if !m.Matches(s) {
 				continue
 			}
-			if seen && s.Kind != kind {
-				return fmt.Errorf("%s matches series of kinds %s and %s; narrow the tag filter", m, kind, s.Kind)
-			}
-			seen, kind = true, s.Kind
-			last = s.Last
-			count += s.Count
-			sum += s.Sum
-			nonZero += s.NonZero
-			if s.Count > 0 || s.Kind == record.Gauge {
-				if !haveMM || s.Min < minV {
-					minV = s.Min
+			if err := acc.Add(s); err != nil {
+				var mixed *record.MixedKindsError
+				if errors.As(err, &mixed) {
+					return fmt.Errorf("%s matches %w; narrow the tag filter", m, err)
 				}
-				if !haveMM || s.Max > maxV {
-					maxV = s.Max
-				}
-				haveMM = true
-			}
-			if s.Kind == record.Trend && s.Count > 0 && (agg.Func == AggP || agg.Func == AggMed) {
-				if err := hists.AddEncoded(s.Hist); err != nil {
-					histErr = errors.Join(histErr, fmt.Errorf("%s at %s: %w", m, w.Start.Format("15:04:05"), err))
-				}
+				histErr = errors.Join(histErr, fmt.Errorf("%s at %s: %w", m, w.Start.Format("15:04:05"), err))
 			}
 		}
 		return nil
@@ -186,95 +156,25 @@ func aggregateWindows(run *record.Run, m Metric, rng Range, agg Agg) (result, er
 	if werr != nil {
 		return result{}, werr
 	}
-	res := result{samples: count, kind: kind}
-	if !seen || (count == 0 && kind != record.Gauge) {
+	res := result{samples: acc.Samples(), kind: acc.Kind()}
+	v, err := acc.Value(agg, float64(rng.Seconds()))
+	var undefined *record.NotDefinedError
+	switch {
+	case errors.Is(err, record.ErrNoSamples):
 		return res, fmt.Errorf("no samples of %s in %s", m, rng.Desc)
-	}
-	if histErr != nil {
+	case histErr != nil:
 		return res, histErr
+	case errors.Is(err, record.ErrNoSeconds):
+		return res, fmt.Errorf("rate of %s: %s holds no whole second", m, rng.Desc)
+	case errors.Is(err, record.ErrNoHistogram):
+		return res, fmt.Errorf("%s: no histogram in %s", m, rng.Desc)
+	case errors.As(err, &undefined) && record.AllowedAggs(undefined.Kind) == "":
+		return res, fmt.Errorf("%s has series of unknown kind %q", m, undefined.Kind)
+	case errors.As(err, &undefined):
+		return res, fmt.Errorf("%s is not defined for %s, a %s metric (allowed: %s)", agg, m.Name, undefined.Kind, record.AllowedAggs(undefined.Kind))
+	case err != nil:
+		return res, fmt.Errorf("%s: %w", m, err)
 	}
-	notFor := func() error {
-		return fmt.Errorf("%s is not defined for %s, a %s metric (allowed: %s)", agg, m.Name, kind, allowedAggs[kind])
-	}
-	secs := float64(rng.Seconds())
-	perSecond := func(n float64) (float64, error) {
-		if secs == 0 {
-			return 0, fmt.Errorf("rate of %s: %s holds no whole second", m, rng.Desc)
-		}
-		return n / secs, nil
-	}
-	var err error
-	switch kind {
-	case record.Trend:
-		switch agg.Func {
-		case AggP, AggMed:
-			q := agg.P
-			if agg.Func == AggMed {
-				q = 50
-			}
-			merged := hists.Histogram()
-			if merged == nil {
-				return res, fmt.Errorf("%s: no histogram in %s", m, rng.Desc)
-			}
-			// HDR reports the top of a bucket; the exact extremes bound it.
-			res.value = min(max(float64(merged.ValueAtQuantile(q))/1000, minV), maxV)
-		case AggAvg:
-			res.value = sum / float64(count)
-		case AggMin:
-			res.value = minV
-		case AggMax:
-			res.value = maxV
-		case AggCount:
-			res.value = float64(count)
-		case AggSum:
-			res.value = sum
-		case AggRate:
-			res.value, err = perSecond(float64(count))
-		}
-	case record.Counter:
-		switch agg.Func {
-		case AggCount, AggSum:
-			res.value = sum
-		case AggRate:
-			res.value, err = perSecond(sum)
-		case AggAvg:
-			res.value = sum / float64(count)
-		default:
-			return res, notFor()
-		}
-	case record.Rate:
-		switch agg.Func {
-		case AggRate, AggAvg:
-			res.value = float64(nonZero) / float64(count)
-		case AggCount:
-			res.value = float64(count)
-		case AggSum:
-			res.value = float64(nonZero)
-		default:
-			return res, notFor()
-		}
-	case record.Gauge:
-		switch agg.Func {
-		case AggValue:
-			res.value = last
-		case AggMin:
-			res.value = minV
-		case AggMax:
-			res.value = maxV
-		case AggCount:
-			res.value = float64(count)
-		default:
-			return res, notFor()
-		}
-	default:
-		return res, fmt.Errorf("%s has series of unknown kind %q", m, kind)
-	}
-	return res, err
-}
-
-var allowedAggs = map[record.Kind]string{
-	record.Trend:   "p(N), med, avg, min, max, count, sum, rate",
-	record.Counter: "count, sum, rate, avg",
-	record.Rate:    "rate, avg, count, sum",
-	record.Gauge:   "value, min, max, count",
+	res.value = v
+	return res, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 var t0 = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -20,13 +19,13 @@ func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.
 // encodeHist builds a Series.Hist from values in k6 units.
 func encodeHist(t testing.TB, vals ...float64) string {
 	t.Helper()
-	h := stream.NewHist()
+	h := record.NewHist()
 	for _, v := range vals {
 		if err := h.RecordValue(int64(math.Round(v * 1000))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s, err := stream.EncodeHist(h)
+	s, err := record.EncodeHist(h)
 	if err != nil {
 		t.Fatal(err)
 	}

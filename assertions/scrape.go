@@ -104,11 +104,49 @@ func resolveProxyRefs(run *record.Run, m Metric) (Metric, error) {
 	return out, nil
 }
 
-func aggregateScrapes(run *record.Run, m Metric, rng Range, agg Agg) (result, error) {
+func aggregateScrapes(run *record.Run, m Metric, rng Range, agg record.Agg) (result, error) {
 	m, err := resolveProxyRefs(run, m)
 	if err != nil {
 		return result{}, err
 	}
+	series, readings := collectScrapes(run, m, rng)
+	res := result{samples: readings, kind: record.Gauge}
+	if readings == 0 {
+		return res, fmt.Errorf("no /metrics readings of %s in %s", m, rng.Desc)
+	}
+	if isCounterName(m.Name) {
+		res.kind = record.Counter
+		res.value, err = scrapeCounter(series, m, rng, agg)
+		return res, err
+	}
+	var sum, lo, hi float64
+	first := true
+	for _, s := range series {
+		for _, v := range s.values {
+			if first {
+				lo, hi, first = v, v, false
+			}
+			lo, hi, sum = min(lo, v), max(hi, v), sum+v
+		}
+	}
+	switch agg.Func {
+	case record.AggMin:
+		res.value = lo
+	case record.AggMax:
+		res.value = hi
+	case record.AggAvg:
+		res.value = sum / float64(readings)
+	case record.AggCount:
+		res.value = float64(readings)
+	default:
+		return res, fmt.Errorf("%s is not defined for %s, a gauge read from /metrics (allowed: min, max, avg, count)", agg, m.Name)
+	}
+	return res, nil
+}
+
+// collectScrapes gathers the readings m selects before rng's end, per
+// instance and series, and counts those inside rng.
+func collectScrapes(run *record.Run, m Metric, rng Range) (map[string]*scrapeSeries, int64) {
 	series := map[string]*scrapeSeries{}
 	var readings int64
 	for _, sc := range run.Scrapes {
@@ -136,58 +174,32 @@ func aggregateScrapes(run *record.Run, m Metric, rng Range, agg Agg) (result, er
 			readings++
 		}
 	}
-	res := result{samples: readings, kind: record.Gauge}
-	if readings == 0 {
-		return res, fmt.Errorf("no /metrics readings of %s in %s", m, rng.Desc)
+	return series, readings
+}
+
+// scrapeCounter applies agg to counters: their increase over rng, summed
+// over the series in name order.
+func scrapeCounter(series map[string]*scrapeSeries, m Metric, rng Range, agg record.Agg) (float64, error) {
+	var inc float64
+	ids := make([]string, 0, len(series))
+	for id := range series {
+		ids = append(ids, id)
 	}
-	if isCounterName(m.Name) {
-		res.kind = record.Counter
-		var inc float64
-		ids := make([]string, 0, len(series))
-		for id := range series {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			inc += increase(series[id])
-		}
-		switch agg.Func {
-		case AggSum, AggCount:
-			res.value = inc
-		case AggRate:
-			secs := rng.To.Sub(rng.From).Seconds()
-			if secs <= 0 {
-				return res, fmt.Errorf("rate of %s: %s is empty", m, rng.Desc)
-			}
-			res.value = inc / secs
-		default:
-			return res, fmt.Errorf("%s is not defined for %s, a counter read from /metrics (allowed: sum, count, rate)", agg, m.Name)
-		}
-		return res, nil
-	}
-	var sum, lo, hi float64
-	first := true
-	for _, s := range series {
-		for _, v := range s.values {
-			if first {
-				lo, hi, first = v, v, false
-			}
-			lo, hi, sum = min(lo, v), max(hi, v), sum+v
-		}
+	sort.Strings(ids)
+	for _, id := range ids {
+		inc += increase(series[id])
 	}
 	switch agg.Func {
-	case AggMin:
-		res.value = lo
-	case AggMax:
-		res.value = hi
-	case AggAvg:
-		res.value = sum / float64(readings)
-	case AggCount:
-		res.value = float64(readings)
-	default:
-		return res, fmt.Errorf("%s is not defined for %s, a gauge read from /metrics (allowed: min, max, avg, count)", agg, m.Name)
+	case record.AggSum, record.AggCount:
+		return inc, nil
+	case record.AggRate:
+		secs := rng.To.Sub(rng.From).Seconds()
+		if secs <= 0 {
+			return 0, fmt.Errorf("rate of %s: %s is empty", m, rng.Desc)
+		}
+		return inc / secs, nil
 	}
-	return res, nil
+	return 0, fmt.Errorf("%s is not defined for %s, a counter read from /metrics (allowed: sum, count, rate)", agg, m.Name)
 }
 
 // increase is how much a counter grew over the range, counting a drop as a

@@ -65,13 +65,13 @@ func k6JSONValues(path, metric string) ([]float64, error) {
 // windowsHist merges the histograms of every series of metric; values are
 // in microunits (ms×1000).
 func windowsHist(ws []record.Window, metric string) (*hdrhistogram.Histogram, error) {
-	h := stream.NewHist()
+	h := record.NewHist()
 	for _, w := range ws {
 		for _, s := range w.Series {
 			if s.Metric != metric || s.Hist == "" {
 				continue
 			}
-			sh, err := stream.DecodeHist(s.Hist)
+			sh, err := record.DecodeHist(s.Hist)
 			if err != nil {
 				return nil, err
 			}

@@ -22,7 +22,6 @@ import (
 
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/report"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/stream"
@@ -86,7 +85,7 @@ func windowLines(n, rate int, seed uint64) ([]string, int64, error) {
 		for _, ts := range sets {
 			count := int64(math.Round(float64(rate) * ts.share))
 			for _, m := range ingestTrends {
-				h := stream.NewHist()
+				h := record.NewHist()
 				s := record.Series{Metric: m, Kind: record.Trend, Tags: ts.tags, Count: count}
 				for i := range count {
 					v := 0.0
@@ -105,7 +104,7 @@ func windowLines(n, rate int, seed uint64) ([]string, int64, error) {
 					}
 					s.Max = max(s.Max, v)
 				}
-				enc, err := stream.EncodeHist(h)
+				enc, err := record.EncodeHist(h)
 				if err != nil {
 					return nil, 0, err
 				}
@@ -118,14 +117,14 @@ func windowLines(n, rate int, seed uint64) ([]string, int64, error) {
 			samples += 9 * count
 		}
 		// Per iteration, tagged with the scenario only.
-		it := stream.NewHist()
+		it := record.NewHist()
 		var itSum float64
 		for range rate {
 			v := 2.2 * math.Exp(0.8*rng.NormFloat64())
 			_ = it.RecordValue(int64(math.Round(v * 1000)))
 			itSum += v
 		}
-		enc, err := stream.EncodeHist(it)
+		enc, err := record.EncodeHist(it)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -242,7 +241,7 @@ func ingestChildMain(ctx context.Context, n, rate int, stdout io.Writer) error {
 		}
 	}
 	recPath := filepath.Join(dir, "run.json")
-	if err := report.WriteJSON(recPath, run); err != nil {
+	if err := record.WriteJSON(recPath, run); err != nil {
 		return err
 	}
 	fi, err := os.Stat(recPath)

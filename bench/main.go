@@ -337,7 +337,7 @@ func buildPlainK6(ctx context.Context, root, cache, target string, progress io.W
 	defer os.RemoveAll(dir)
 	tmp := target + ".tmp-" + strconv.Itoa(os.Getpid())
 	defer os.Remove(tmp)
-	res, err := runCmd(ctx, 20*time.Minute, dir, nil, xk6, "build", k6build.K6Version, "--output", tmp)
+	res, err := runCmd(ctx, 20*time.Minute, dir, []string{"GOWORK=off"}, xk6, "build", k6build.K6Version, "--output", tmp)
 	if err != nil {
 		return err
 	}

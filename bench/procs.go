@@ -180,9 +180,15 @@ func (t *tailBuf) String() string {
 	return strings.TrimSpace(string(t.b))
 }
 
-// goBuild builds a Go package of the module in modDir into out.
+// goBuild builds a Go package of the module in modDir into out. A pinned
+// tools module (under tools/) builds with GOWORK=off: the repository's
+// go.work is the harness's.
 func goBuild(ctx context.Context, modDir, out, pkg string) error {
-	res, err := runCmd(ctx, 10*time.Minute, modDir, nil, "go", "build", "-o", out, pkg)
+	var env []string
+	if filepath.Base(filepath.Dir(modDir)) == "tools" {
+		env = []string{"GOWORK=off"}
+	}
+	res, err := runCmd(ctx, 10*time.Minute, modDir, env, "go", "build", "-o", out, pkg)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 // SLO states of an assertion check over the sliding window.
@@ -273,7 +272,7 @@ func (l *live) computePoints(ws []record.Window, from int) []Point {
 	lo := max(0, from-(k-1))
 	hs := make([]*hdrhistogram.Histogram, len(ws)-lo)
 	out := make([]Point, 0, len(ws)-from)
-	acc := stream.NewHist()
+	acc := record.NewHist()
 	for i := lo; i < len(ws); i++ {
 		var p Point
 		p, hs[i-lo] = point(ws[i], l.start)
@@ -295,7 +294,7 @@ func (l *live) computePoints(ws []record.Window, from int) []Point {
 // point is one second's plot values and its merged latency histogram.
 func point(w record.Window, start time.Time) (Point, *hdrhistogram.Histogram) {
 	p := Point{T: int64(w.Start.Sub(start.Truncate(time.Second)) / time.Second)}
-	h := stream.NewHist()
+	h := record.NewHist()
 	var n int64
 	for _, s := range w.Series {
 		switch s.Metric {
@@ -303,7 +302,7 @@ func point(w record.Window, start time.Time) (Point, *hdrhistogram.Histogram) {
 			if s.Hist == "" {
 				continue
 			}
-			if sh, err := stream.DecodeHist(s.Hist); err == nil {
+			if sh, err := record.DecodeHist(s.Hist); err == nil {
 				h.Merge(sh)
 				n += s.Count
 			}

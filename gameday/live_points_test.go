@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 // TestPointsSlidingP99 checks the plots' sliding p99: over the last Slide
@@ -14,9 +13,9 @@ import (
 func TestPointsSlidingP99(t *testing.T) {
 	start := time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
 	win := func(i int, ms int64) record.Window {
-		h := stream.NewHist()
+		h := record.NewHist()
 		h.RecordValues(ms*1000, 100)
-		enc, err := stream.EncodeHist(h)
+		enc, err := record.EncodeHist(h)
 		if err != nil {
 			t.Fatal(err)
 		}

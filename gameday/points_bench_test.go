@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 func BenchmarkPoints(b *testing.B) {
@@ -17,11 +16,11 @@ func BenchmarkPoints(b *testing.B) {
 	for i := 0; i < 200; i++ {
 		var ss []record.Series
 		for api := 0; api < 3; api++ {
-			h := stream.NewHist()
+			h := record.NewHist()
 			for j := 0; j < 100; j++ {
 				h.RecordValue(int64(1000 + rng.ExpFloat64()*20000 + float64(i%40/20)*2e6*rng.Float64()))
 			}
-			enc, _ := stream.EncodeHist(h)
+			enc, _ := record.EncodeHist(h)
 			ss = append(ss, record.Series{Metric: "http_req_duration", Kind: record.Trend, Count: 100, Hist: enc})
 		}
 		l.add(record.Window{Start: start.Add(time.Duration(i) * time.Second), Series: ss})

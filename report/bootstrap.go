@@ -9,30 +9,13 @@ import (
 
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
-// bar is one bucket of a histogram: Count values at most Value
-// (microunits, the bucket's highest equivalent value).
-type bar struct {
-	Value int64
-	Count int64
-}
-
-// cell is what one selector saw in one one-second window.
-type cell struct {
-	Kind           record.Kind
-	Count, NonZero int64
-	Sum, Min, Max  float64
-	HaveMinMax     bool
-	Bars           []bar
-}
-
-// stat names an aggregation over cells: an assertion aggregation, or
+// stat names an aggregation over a run's seconds: an assertion's, or
 // "okrate" (samples of a rate metric that were zero, per second: goodput
 // from http_req_failed).
 type stat struct {
-	assertions.Agg
+	record.Agg
 	OKRate bool
 }
 
@@ -45,74 +28,41 @@ func (s stat) String() string {
 
 // isTail says the statistic reads a distribution's tail.
 func (s stat) isTail() bool {
-	return !s.OKRate && (s.Func == assertions.AggMax || s.Func == assertions.AggP && s.P >= 90)
+	return !s.OKRate && (s.Func == record.AggMax || s.Func == record.AggP && s.P >= 90)
 }
 
-// barCache keeps decoded histograms: a comparison reads each one for
-// several figures.
-type barCache map[string][]bar
-
-// bars decodes an encoded histogram into its non-empty buckets.
-func (bc barCache) bars(hist string) ([]bar, error) {
-	if b, ok := bc[hist]; ok {
-		return b, nil
-	}
-	h, err := stream.DecodeHist(hist)
-	if err != nil {
-		return nil, err
-	}
-	var out []bar
-	for _, b := range h.Distribution() {
-		if b.Count > 0 {
-			out = append(out, bar{b.To, b.Count})
-		}
-	}
-	if bc != nil {
-		bc[hist] = out
-	}
-	return out, nil
+// needsHists says the statistic reads histograms.
+func (s stat) needsHists() bool {
+	_, q := s.Quantile()
+	return !s.OKRate && q
 }
 
-// cellsIn collects, for every one-second window of r that lies wholly inside
-// [from, to) (offsets from r.Start), the series matching m; bc may be nil.
-func cellsIn(r *record.Run, m assertions.Metric, from, to time.Duration, needBars bool, bc barCache) ([]cell, error) {
+// cellsIn accumulates, for every one-second window of r that lies wholly
+// inside [from, to) (offsets from r.Start), the series matching m: one
+// cell per second, empty when the second saw none.
+func cellsIn(r *record.Run, m assertions.Metric, from, to time.Duration, st stat) ([]record.Acc, error) {
 	rng := assertions.Range{From: r.Start.Add(from), To: r.Start.Add(to)}
-	var out []cell
+	var (
+		out  []record.Acc
+		kind record.Kind
+	)
 	err := r.EachWindow(func(w record.Window) error {
 		if !rng.Contains(w.Start) {
 			return nil
 		}
-		var c cell
-		seen := false
+		c := record.Acc{Quantiles: st.needsHists()}
 		for _, s := range w.Series {
 			if !m.Matches(s) {
 				continue
 			}
-			if seen && s.Kind != c.Kind {
-				return fmt.Errorf("%s matches series of kinds %s and %s", m, c.Kind, s.Kind)
+			if kind != "" && s.Kind != kind {
+				return fmt.Errorf("%s matches %w", m, &record.MixedKindsError{Have: kind, Got: s.Kind})
 			}
-			seen, c.Kind = true, s.Kind
-			c.Count += s.Count
-			c.NonZero += s.NonZero
-			c.Sum += s.Sum
-			if s.Count > 0 || s.Kind == record.Gauge {
-				if !c.HaveMinMax || s.Min < c.Min {
-					c.Min = s.Min
-				}
-				if !c.HaveMinMax || s.Max > c.Max {
-					c.Max = s.Max
-				}
-				c.HaveMinMax = true
-			}
-			if needBars && s.Kind == record.Trend && s.Count > 0 && s.Hist != "" {
-				bs, err := bc.bars(s.Hist)
-				if err != nil {
-					return fmt.Errorf("%s at %s: %w", m, w.Start.Format("15:04:05"), err)
-				}
-				c.Bars = append(c.Bars, bs...)
+			kind = s.Kind
+			if err := c.Add(s); err != nil {
+				return fmt.Errorf("%s at %s: %w", m, w.Start.Format("15:04:05"), err)
 			}
 		}
-		// A second without a matching series still counts: it saw nothing.
 		out = append(out, c)
 		return nil
 	})
@@ -120,133 +70,31 @@ func cellsIn(r *record.Run, m assertions.Metric, from, to time.Duration, needBar
 }
 
 // aggregate computes st over cells, as assertions.Evaluate does over a
-// window: rates per second divide by the number of cells (seconds). ok is
-// false when there is nothing to aggregate.
-func aggregate(cells []cell, st stat, scratch *[]bar) (v float64, ok bool) {
-	var (
-		kind           record.Kind
-		count, nonZero int64
-		sum, mn, mx    float64
-		haveMM         bool
-	)
-	bars := (*scratch)[:0]
+// window, but rates per second divide by the number of cells (seconds).
+// ok is false when there is nothing to aggregate.
+func aggregate(cells []record.Acc, st stat) (v float64, ok bool) {
+	acc := record.Acc{Quantiles: st.needsHists()}
 	for i := range cells {
-		c := &cells[i]
-		if c.Kind != "" {
-			kind = c.Kind
-		}
-		count += c.Count
-		nonZero += c.NonZero
-		sum += c.Sum
-		if c.HaveMinMax {
-			if !haveMM || c.Min < mn {
-				mn = c.Min
-			}
-			if !haveMM || c.Max > mx {
-				mx = c.Max
-			}
-			haveMM = true
-		}
-		if st.Func == assertions.AggP || st.Func == assertions.AggMed {
-			bars = append(bars, c.Bars...)
+		if err := acc.Merge(&cells[i]); err != nil {
+			return 0, false
 		}
 	}
-	*scratch = bars
 	secs := float64(len(cells))
-	if kind == "" || secs == 0 || (count == 0 && kind != record.Gauge) {
-		if st.OKRate && secs > 0 {
-			return 0, true
-		}
+	switch {
+	case st.OKRate && secs == 0:
 		return 0, false
+	case st.OKRate:
+		return float64(acc.Samples()-acc.NonZero()) / secs, true
 	}
-	if st.OKRate {
-		return float64(count-nonZero) / secs, true
-	}
-	switch kind {
-	case record.Trend:
-		switch st.Func {
-		case assertions.AggP, assertions.AggMed:
-			q := st.P
-			if st.Func == assertions.AggMed {
-				q = 50
-			}
-			return min(max(quantile(bars, q)/1000, mn), mx), true
-		case assertions.AggAvg:
-			return sum / float64(count), true
-		case assertions.AggMin:
-			return mn, true
-		case assertions.AggMax:
-			return mx, true
-		case assertions.AggCount:
-			return float64(count), true
-		case assertions.AggSum:
-			return sum, true
-		case assertions.AggRate:
-			return float64(count) / secs, true
-		}
-	case record.Counter:
-		switch st.Func {
-		case assertions.AggCount, assertions.AggSum:
-			return sum, true
-		case assertions.AggRate:
-			return sum / secs, true
-		case assertions.AggAvg:
-			return sum / float64(count), true
-		}
-	case record.Rate:
-		switch st.Func {
-		case assertions.AggRate, assertions.AggAvg:
-			return float64(nonZero) / float64(count), true
-		case assertions.AggCount:
-			return float64(count), true
-		case assertions.AggSum:
-			return float64(nonZero), true
-		}
-	case record.Gauge:
-		switch st.Func {
-		case assertions.AggMin:
-			return mn, true
-		case assertions.AggMax:
-			return mx, true
-		case assertions.AggCount:
-			return float64(count), true
-		}
-	}
-	return 0, false
-}
-
-// quantile is the HDR value at percentile q of the merged bars, the way
-// hdrhistogram's ValueAtQuantile picks it.
-func quantile(bars []bar, q float64) float64 {
-	if len(bars) == 0 {
-		return 0
-	}
-	sort.Slice(bars, func(i, j int) bool { return bars[i].Value < bars[j].Value })
-	var total int64
-	for _, b := range bars {
-		total += b.Count
-	}
-	want := int64(q/100*float64(total) + 0.5)
-	if want < 1 {
-		// hdrhistogram answers the value of index 0 here: zero.
-		return 0
-	}
-	var acc int64
-	for _, b := range bars {
-		acc += b.Count
-		if acc >= want {
-			return float64(b.Value)
-		}
-	}
-	return float64(bars[len(bars)-1].Value)
+	v, err := acc.Value(st.Agg, secs)
+	return v, err == nil
 }
 
 // blockValues splits a run's cells into blocks of n consecutive seconds
 // (the last, shorter block is dropped unless it is the only one) and computes
 // the statistic of each block; blocks without samples are left out.
-func blockValues(cells []cell, st stat, n int) []float64 {
+func blockValues(cells []record.Acc, st stat, n int) []float64 {
 	var out []float64
-	var scratch []bar
 	for i := 0; i < len(cells); i += n {
 		j := i + n
 		if j > len(cells) {
@@ -255,7 +103,7 @@ func blockValues(cells []cell, st stat, n int) []float64 {
 			}
 			j = len(cells)
 		}
-		if v, ok := aggregate(cells[i:j], st, &scratch); ok {
+		if v, ok := aggregate(cells[i:j], st); ok {
 			out = append(out, v)
 		}
 	}

@@ -176,7 +176,6 @@ func Compare(base, head []*record.Run, opt DiffOptions) (*Diff, error) {
 		d.HeadRuns[n] = len(rs)
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x636861_6f7372756e))
-	bc := barCache{}
 	for _, name := range sortedKeys(hs) {
 		br, ok := bs[name]
 		if !ok {
@@ -188,7 +187,7 @@ func Compare(base, head []*record.Run, opt DiffOptions) (*Diff, error) {
 			return nil, fmt.Errorf("diff %s: %w", name, err)
 		}
 		for _, f := range figs {
-			c, err := compareFigure(name, f, br, hs[name], opt, rng, bc)
+			c, err := compareFigure(name, f, br, hs[name], opt, rng)
 			if err != nil {
 				return nil, fmt.Errorf("diff %s: %s: %w", name, f.name, err)
 			}
@@ -254,9 +253,9 @@ func figures(head []*record.Run, opt DiffOptions) ([]figure, error) {
 		for _, ph := range phases(head[0]) {
 			w, g := ph.resolve, ph.kind == assertions.During || ph.kind == assertions.Whole || opt.GateAllPhases
 			out = append(out,
-				figure{name: "p50 " + api, metric: "http_req_duration" + sel, unit: "ms", stat: stat{Agg: assertions.Agg{Func: assertions.AggMed}}, higherIsWorse: true, gating: g, window: w},
-				figure{name: "p99 " + api, metric: "http_req_duration" + sel, unit: "ms", stat: stat{Agg: assertions.Agg{Func: assertions.AggP, P: 99}}, higherIsWorse: true, gating: g, window: w},
-				figure{name: "failure rate " + api, metric: "http_req_failed" + sel, stat: stat{Agg: assertions.Agg{Func: assertions.AggRate}}, higherIsWorse: true, gating: g, window: w},
+				figure{name: "p50 " + api, metric: "http_req_duration" + sel, unit: "ms", stat: stat{Agg: record.Agg{Func: record.AggMed}}, higherIsWorse: true, gating: g, window: w},
+				figure{name: "p99 " + api, metric: "http_req_duration" + sel, unit: "ms", stat: stat{Agg: record.Agg{Func: record.AggP, P: 99}}, higherIsWorse: true, gating: g, window: w},
+				figure{name: "failure rate " + api, metric: "http_req_failed" + sel, stat: stat{Agg: record.Agg{Func: record.AggRate}}, higherIsWorse: true, gating: g, window: w},
 				figure{name: "goodput " + api, metric: "http_req_failed" + sel, unit: "/s", stat: stat{OKRate: true}, higherIsWorse: false, gating: g, window: w},
 			)
 		}
@@ -324,19 +323,18 @@ func phases(r *record.Run) []phase {
 const minBlocks = 3
 
 // compareFigure computes one Change.
-func compareFigure(scenario string, f figure, base, head []*record.Run, opt DiffOptions, rng *rand.Rand, bc barCache) (Change, error) {
+func compareFigure(scenario string, f figure, base, head []*record.Run, opt DiffOptions, rng *rand.Rand) (Change, error) {
 	c := Change{Scenario: scenario, Name: f.name, Metric: f.metric, Stat: f.stat.String(), Unit: f.unit,
 		HigherIsWorse: f.higherIsWorse, Gating: f.gating, Verdict: NotCompared}
 	m, err := assertions.ParseMetric(f.metric)
 	if err != nil {
 		return c, err
 	}
-	needBars := f.stat.Func == assertions.AggP || f.stat.Func == assertions.AggMed
 	var kind record.Kind
-	collect := func(runs []*record.Run) (side, []cell, error) {
+	collect := func(runs []*record.Run) (side, []record.Acc, error) {
 		var (
 			s   side
-			all []cell
+			all []record.Acc
 		)
 		for _, r := range runs {
 			from, to, desc, ok := f.window(r)
@@ -346,7 +344,7 @@ func compareFigure(scenario string, f figure, base, head []*record.Run, opt Diff
 			if c.Window == "" {
 				c.Window = desc
 			}
-			cells, err := cellsIn(r, m, from, to, needBars, bc)
+			cells, err := cellsIn(r, m, from, to, f.stat)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -368,10 +366,9 @@ func compareFigure(scenario string, f figure, base, head []*record.Run, opt Diff
 	if err != nil {
 		return c, err
 	}
-	var scratch []bar
 	var ok1, ok2 bool
-	c.Base, ok1 = aggregate(ball, f.stat, &scratch)
-	c.Head, ok2 = aggregate(hall, f.stat, &scratch)
+	c.Base, ok1 = aggregate(ball, f.stat)
+	c.Head, ok2 = aggregate(hall, f.stat)
 	switch {
 	case c.Window == "":
 		c.Why = "window missing"
@@ -399,10 +396,10 @@ func compareFigure(scenario string, f figure, base, head []*record.Run, opt Diff
 }
 
 // kindOf is the kind of the first cell that saw a series.
-func kindOf(cells []cell) record.Kind {
-	for _, c := range cells {
-		if c.Kind != "" {
-			return c.Kind
+func kindOf(cells []record.Acc) record.Kind {
+	for i := range cells {
+		if k := cells[i].Kind(); k != "" {
+			return k
 		}
 	}
 	return ""
@@ -426,9 +423,9 @@ func floorFor(f figure, kind record.Kind, opt DiffOptions) float64 {
 		return opt.MinLatency
 	case f.stat.OKRate:
 		return opt.MinThroughput
-	case kind == record.Rate && (f.stat.Func == assertions.AggRate || f.stat.Func == assertions.AggAvg):
+	case kind == record.Rate && (f.stat.Func == record.AggRate || f.stat.Func == record.AggAvg):
 		return opt.MinRate
-	case f.stat.Func == assertions.AggRate:
+	case f.stat.Func == record.AggRate:
 		return opt.MinThroughput
 	}
 	return 0

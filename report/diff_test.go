@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 var synthVerdicts = []record.Verdict{
@@ -120,7 +118,7 @@ func TestComparePointValues(t *testing.T) {
 		what string
 	}{{base, changeOf(t, d, "p99 A", "during slow").Base, "p99"}, {head, changeOf(t, d, "p99 A", "during slow").Head, "p99"},
 		{base, changeOf(t, d, "failure rate A", "during slow").Base, "rate"}, {head, changeOf(t, d, "failure rate A", "during slow").Head, "rate"}} {
-		h := stream.NewHist()
+		h := record.NewHist()
 		var failed, n int64
 		var mn, mx = math.Inf(1), math.Inf(-1)
 		for _, w := range tc.r.Windows[10:20] {
@@ -133,7 +131,7 @@ func TestComparePointValues(t *testing.T) {
 					n += s.Count
 					continue
 				}
-				x, err := stream.DecodeHist(s.Hist)
+				x, err := record.DecodeHist(s.Hist)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -147,32 +145,6 @@ func TestComparePointValues(t *testing.T) {
 		}
 		if tc.got != want {
 			t.Errorf("%s of seed %d: %v, want %v", tc.what, tc.r.Seed, tc.got, want)
-		}
-	}
-}
-
-// TestQuantileMatchesHDR: quantile over bars equals the library's
-// ValueAtQuantile on the merged histogram.
-func TestQuantileMatchesHDR(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 9))
-	for trial := range 50 {
-		h := stream.NewHist()
-		var bars []bar
-		for range 1 + rng.IntN(2000) {
-			if err := h.RecordValue(int64(1 + rng.ExpFloat64()*float64(1+trial)*5000)); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for _, b := range h.Distribution() {
-			if b.Count > 0 {
-				bars = append(bars, bar{b.To, b.Count})
-			}
-		}
-		rng.Shuffle(len(bars), func(i, j int) { bars[i], bars[j] = bars[j], bars[i] })
-		for _, q := range []float64{0.1, 1, 50, 90, 99, 99.9, 100} {
-			if got, want := quantile(bars, q), float64(h.ValueAtQuantile(q)); got != want {
-				t.Fatalf("trial %d q %v: %v, want %v", trial, q, got, want)
-			}
 		}
 	}
 }
@@ -191,12 +163,12 @@ func TestAggregateMatchesVerdicts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cells, err := cellsIn(r, m, time.Duration(v.From), time.Duration(v.To), true, nil)
+			st := stat{Agg: chk.Agg}
+			cells, err := cellsIn(r, m, time.Duration(v.From), time.Duration(v.To), st)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var scratch []bar
-			got, ok := aggregate(cells, stat{Agg: chk.Agg}, &scratch)
+			got, ok := aggregate(cells, st)
 			if !ok || got != v.Observed {
 				t.Errorf("%s %s: %v (ok %v), the verdict observed %v", name, v.Assertion, got, ok, v.Observed)
 			}

@@ -43,7 +43,7 @@ func ReadRuns(paths []string) ([]*record.Run, error) {
 			sort.Strings(files)
 		}
 		for _, f := range files {
-			r, err := ReadJSON(f)
+			r, err := record.ReadJSON(f)
 			if err != nil {
 				return nil, err
 			}

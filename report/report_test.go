@@ -25,6 +25,18 @@ func breachRun(t *testing.T) *record.Run {
 	return r
 }
 
+// TestLazyRecordReportsTheSame: a record opened without its windows, read
+// from its file as asked, makes the same summary as one read whole.
+func TestLazyRecordReportsTheSame(t *testing.T) {
+	lazy, err := record.OpenJSON(filepath.Join("testdata", "runs", "base1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Markdown(lazy) != Markdown(recorded(t, "base1")) {
+		t.Error("Markdown of the lazily read record differs")
+	}
+}
+
 func TestMarkdownGolden(t *testing.T) {
 	base, head := recorded(t, "base1"), recorded(t, "halved1")
 	golden(t, "base1.md", []byte(Markdown(base)))

@@ -7,10 +7,7 @@ import (
 	"strings"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 // Point is one value of a time series: X seconds after the run's start.
@@ -83,28 +80,28 @@ func LatencyCharts(r *record.Run) ([]Chart, error) {
 	type acc struct{ p50, p99 []Point }
 	per := map[string]*acc{}
 	err := r.EachWindow(func(w record.Window) error {
-		hs := map[string]*hdrhistogram.Histogram{}
+		hs := map[string]*record.HistSum{}
 		for _, s := range w.Series {
 			if s.Metric != "http_req_duration" || s.Kind != record.Trend || s.Count == 0 || s.Hist == "" {
 				continue
 			}
-			h, err := stream.DecodeHist(s.Hist)
-			if err != nil {
-				return fmt.Errorf("report: %s %v at +%.0fs: %w", s.Metric, s.Tags, sec(r, w.Start), err)
-			}
 			g := group(s)
 			if hs[g] == nil {
-				hs[g] = stream.NewHist()
+				hs[g] = &record.HistSum{}
 			}
-			hs[g].Merge(h)
+			if err := hs[g].AddEncoded(s.Hist); err != nil {
+				return fmt.Errorf("report: %s %v at +%.0fs: %w", s.Metric, s.Tags, sec(r, w.Start), err)
+			}
 		}
 		for g, h := range hs {
 			if per[g] == nil {
 				per[g] = &acc{}
 			}
 			x := sec(r, w.Start) + 0.5
-			per[g].p50 = append(per[g].p50, Point{x, float64(h.ValueAtQuantile(50)) / 1000})
-			per[g].p99 = append(per[g].p99, Point{x, float64(h.ValueAtQuantile(99)) / 1000})
+			p50, _ := h.Quantile(50)
+			p99, _ := h.Quantile(99)
+			per[g].p50 = append(per[g].p50, Point{x, float64(p50) / 1000})
+			per[g].p99 = append(per[g].p99, Point{x, float64(p99) / 1000})
 		}
 		return nil
 	})

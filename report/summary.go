@@ -23,7 +23,12 @@ type KeyFigure struct {
 // failure rate before, during and after every fault (or over the whole run
 // when it had no faults).
 func KeyFigures(r *record.Run) ([]KeyFigure, error) {
-	var out []KeyFigure
+	var (
+		out  []KeyFigure
+		p50  = stat{Agg: record.Agg{Func: record.AggMed}}
+		p99  = stat{Agg: record.Agg{Func: record.AggP, P: 99}}
+		rate = stat{Agg: record.Agg{Func: record.AggRate}}
+	)
 	names, err := apis(r)
 	if err != nil {
 		return nil, err
@@ -42,22 +47,21 @@ func KeyFigures(r *record.Run) ([]KeyFigure, error) {
 			if !ok {
 				continue
 			}
-			dc, err := cellsIn(r, dur, from, to, true, nil)
+			dc, err := cellsIn(r, dur, from, to, p50)
 			if err != nil {
 				return nil, err
 			}
-			fc, err := cellsIn(r, failed, from, to, false, nil)
+			fc, err := cellsIn(r, failed, from, to, rate)
 			if err != nil {
 				return nil, err
 			}
-			var scratch []bar
 			k := KeyFigure{API: api, Phase: desc}
-			k.P50, _ = aggregate(dc, stat{Agg: assertions.Agg{Func: assertions.AggMed}}, &scratch)
-			k.P99, _ = aggregate(dc, stat{Agg: assertions.Agg{Func: assertions.AggP, P: 99}}, &scratch)
-			k.Rate, _ = aggregate(dc, stat{Agg: assertions.Agg{Func: assertions.AggRate}}, &scratch)
-			k.Failed, _ = aggregate(fc, stat{Agg: assertions.Agg{Func: assertions.AggRate}}, &scratch)
-			for _, c := range dc {
-				k.Requests += c.Count
+			k.P50, _ = aggregate(dc, p50)
+			k.P99, _ = aggregate(dc, p99)
+			k.Rate, _ = aggregate(dc, rate)
+			k.Failed, _ = aggregate(fc, rate)
+			for i := range dc {
+				k.Requests += dc[i].Samples()
 			}
 			out = append(out, k)
 		}

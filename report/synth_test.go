@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -40,7 +39,7 @@ func golden(t *testing.T, name string, got []byte) {
 // recorded loads a trimmed run record of bank-slow-vault from testdata/runs.
 func recorded(t testing.TB, name string) *record.Run {
 	t.Helper()
-	r, err := ReadJSON(filepath.Join("testdata", "runs", name+".json"))
+	r, err := record.ReadJSON(filepath.Join("testdata", "runs", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +74,7 @@ func synthRun(t testing.TB, seed uint64, apis []synthAPI, verdicts []record.Verd
 	for s := range 30 {
 		w := record.Window{Start: start.Add(time.Duration(s) * time.Second)}
 		for _, a := range apis {
-			h := stream.NewHist()
+			h := record.NewHist()
 			d := record.Series{Metric: "http_req_duration", Kind: record.Trend, Tags: map[string]string{"api": a.name}}
 			f := record.Series{Metric: "http_req_failed", Kind: record.Rate, Tags: map[string]string{"api": a.name}}
 			for i := range a.rate {
@@ -94,7 +93,7 @@ func synthRun(t testing.TB, seed uint64, apis []synthAPI, verdicts []record.Verd
 					f.NonZero++
 				}
 			}
-			enc, err := stream.EncodeHist(h)
+			enc, err := record.EncodeHist(h)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,7 +15,7 @@ var allFiles = []string{"run.json", "summary.md", "report.html", "junit.xml"}
 // returns the failures of the others, joined.
 func WriteAll(dir string, r *record.Run) error {
 	writers := []func(string, *record.Run) error{
-		WriteJSON, WriteMarkdown, WriteHTML,
+		record.WriteJSON, WriteMarkdown, WriteHTML,
 		func(p string, r *record.Run) error { return WriteJUnit(p, r) },
 	}
 	var errs []error

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chaosrun/chaosrun/record"
 )
 
 func TestWriteAll(t *testing.T) {
@@ -18,7 +20,7 @@ func TestWriteAll(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	back, err := ReadJSON(filepath.Join(dir, "run.json"))
+	back, err := record.ReadJSON(filepath.Join(dir, "run.json"))
 	if err != nil || back.Scenario != r.Scenario {
 		t.Errorf("run.json does not read back: %v", err)
 	}

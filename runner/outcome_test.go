@@ -12,7 +12,6 @@ import (
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/runner/loadtest"
 	"github.com/chaosrun/chaosrun/scenario"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 // latencies is n seconds of 100 requests each: 10ms until second slowFrom,
@@ -205,9 +204,9 @@ func TestScriptChecks(t *testing.T) {
 
 // encodeConst is a histogram of n samples of v (k6 units).
 func encodeConst(n int, v float64) (string, error) {
-	h := stream.NewHist()
+	h := record.NewHist()
 	if err := h.RecordValues(int64(v*1000), int64(n)); err != nil {
 		return "", err
 	}
-	return stream.EncodeHist(h)
+	return record.EncodeHist(h)
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 // progress prints one status line a second: elapsed/total, req/s, p99,
@@ -76,9 +75,9 @@ func statsOf(win record.Window) windowStats {
 		}
 	}
 	if len(hists) > 0 {
-		all := stream.NewHist()
+		all := record.NewHist()
 		for _, enc := range hists {
-			if h, err := stream.DecodeHist(enc); err == nil {
+			if h, err := record.DecodeHist(enc); err == nil {
 				all.Merge(h)
 			}
 		}

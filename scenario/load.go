@@ -58,6 +58,7 @@ func Parse(file string, data []byte, opts Options) (*Scenario, error) {
 	d := &decoder{file: file, m: s.meta, budget: maxNodes}
 	d.value(root, reflect.ValueOf(s).Elem(), "", false)
 	s.Order = s.meta.order["services"]
+	s.Workload.StreamOrder = s.meta.order["workload.streams"]
 	for name, svc := range s.Services {
 		if svc == nil {
 			s.Services[name] = &Service{}

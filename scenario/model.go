@@ -90,17 +90,34 @@ type Service struct {
 	Imported *Imported `yaml:"-" json:"-"`
 }
 
-// Workload is the k6 load of the run.
+// Workload is the load of the run: request streams declared here, run by
+// chaosrun's native engine, or a k6 script.
 type Workload struct {
-	// Script is a k6 script in workloads/ (or a path relative to the scenario).
-	Script string `yaml:"script" json:"script"`
+	// Engine runs the load: native (the default) or k6 (the default when
+	// script is set).
+	Engine string `yaml:"engine,omitempty" json:"engine,omitempty" jsonschema:"enum=native,enum=k6"`
+	// Script is a k6 script in workloads/ (or a path relative to the
+	// scenario), for engine k6.
+	Script string `yaml:"script,omitempty" json:"script,omitempty"`
 	// Duration is how long load runs.
 	Duration Duration `yaml:"duration" json:"duration"`
-	// Targets lists the services k6 sends load to; each is given to the
-	// script as the environment variable TARGET_<NAME> (a base URL).
-	Targets []string `yaml:"targets" json:"targets"`
-	// Params are passed to the script as environment variables (__ENV).
+	// Targets lists the services load is sent to; each is given to a k6
+	// script as the environment variable TARGET_<NAME> (a base URL). A
+	// native workload's default is its streams' targets.
+	Targets []string `yaml:"targets,omitempty" json:"targets,omitempty"`
+	// Params are passed to a k6 script as environment variables (__ENV).
 	Params map[string]string `yaml:"params,omitempty" json:"params,omitempty"`
+	// Streams are a native workload's request streams, by name (the
+	// scenario tag of their series).
+	Streams map[string]*Stream `yaml:"streams,omitempty" json:"streams,omitempty"`
+	// Connections bounds the native engine's connections to one service
+	// instance; requests beyond it wait in the client, and the wait counts
+	// in their latency. Default: 50 ms of the streams' peak rates, at
+	// least 256.
+	Connections int `yaml:"connections,omitempty" json:"connections,omitempty" jsonschema:"minimum=1,maximum=100000"`
+
+	// StreamOrder lists stream names as they appear in the file.
+	StreamOrder []string `yaml:"-" json:"-"`
 	// K6 adds k6 outputs and `k6 run` flags of the workload's own.
 	K6 *K6 `yaml:"k6,omitempty" json:"k6,omitempty"`
 }

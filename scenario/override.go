@@ -10,7 +10,8 @@ import (
 
 // overrideForms lists what --set accepts, for errors.
 const overrideForms = "SERVICE.KEY=VALUE (config), SERVICE.config.KEY=VALUE, SERVICE.env.KEY=VALUE, SERVICE.replicas=N, " +
-	"workload.duration=D, workload.script=FILE, workload.params.KEY=VALUE, seed=N, timeout=D, " +
+	"workload.duration=D, workload.script=FILE, workload.params.KEY=VALUE, workload.engine=native|k6, workload.connections=N, " +
+	"workload.streams.NAME.KEY=VALUE, seed=N, timeout=D, " +
 	"faults.NAME.start=D, faults.NAME.duration=D, faults.NAME.direction=DIR, faults.NAME.toxicity=X, " +
 	"faults.NAME.attributes.KEY=N"
 
@@ -87,8 +88,20 @@ func apply(s *Scenario, set string) (string, error) {
 }
 
 func applyWorkload(s *Scenario, parts []string, val string) (string, error) {
-	const allowed = "workload.duration, workload.script, workload.params.KEY"
+	const allowed = "workload.duration, workload.script, workload.params.KEY, workload.engine, workload.connections, workload.streams.NAME.KEY"
 	switch {
+	case len(parts) == 1 && parts[0] == "engine":
+		s.Workload.Engine = val
+		return "workload.engine", nil
+	case len(parts) == 1 && parts[0] == "connections":
+		n, err := strconv.Atoi(val)
+		if err != nil {
+			return "", fmt.Errorf("workload.connections: want an integer, got %q", val)
+		}
+		s.Workload.Connections = n
+		return "workload.connections", nil
+	case len(parts) >= 1 && parts[0] == "streams":
+		return applyStream(s, parts[1:], val)
 	case len(parts) == 1 && parts[0] == "duration":
 		d, err := parseDuration(val)
 		if err != nil {

@@ -72,7 +72,7 @@ func TestApplyErrors(t *testing.T) {
 		{"bnak.bulkheads=off", `--set bnak.bulkheads=off: unknown service "bnak" (allowed: ledger, vault, bank, workload, faults, seed, timeout)`},
 		{"bank.replicas=two", `--set bank.replicas=two: bank.replicas: want an integer, got "two"`},
 		{"workload.duration=30", `--set workload.duration=30: workload.duration: want a duration like 20s or 1m30s, got 30: a bare number has no unit (write 30s or 30ms)`},
-		{"workload.rate=3", `--set workload.rate=3: unknown workload key "workload.rate" (allowed: workload.duration, workload.script, workload.params.KEY)`},
+		{"workload.rate=3", `--set workload.rate=3: unknown workload key "workload.rate" (allowed: workload.duration, workload.script, workload.params.KEY, workload.engine, workload.connections, workload.streams.NAME.KEY)`},
 		{"seed=x", `--set seed=x: seed: want an integer, got "x"`},
 		{"faults.nope.start=1s", `--set faults.nope.start=1s: unknown fault "nope" (allowed: slow-vault)`},
 		{"faults.slow-vault.edge=a->b", `--set faults.slow-vault.edge=a->b: unknown fault key "edge" (allowed: start, duration, direction, toxicity, attributes.KEY)`},
@@ -138,5 +138,59 @@ func TestApplyKeepsDefaultBaseline(t *testing.T) {
 	}
 	if got := s.Assertions[0].Baseline; got != "before blip" {
 		t.Errorf("explicit baseline = %q, want it kept", got)
+	}
+}
+
+// TestApplyStreams checks --set on a native workload's streams.
+func TestApplyStreams(t *testing.T) {
+	s, err := Load("testdata/good/native.yaml", testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := []string{"workload.streams.cash.rate=15", "workload.streams.check.arrival.start=2s", "workload.streams.check.timeout=1s",
+		"workload.streams.check.client.model=naive", "workload.streams.check.client.retries=0", "workload.streams.cash.client.deadline=1s",
+		"workload.streams.read.keys.pk.n=300", "workload.streams.read.tags.caller=reader-9", "workload.streams.check.headers.X-Caller=rogue",
+		"workload.streams.flood.workers=10", "workload.streams.flood.arrival.duration=5s", "workload.engine=native", "workload.connections=64"}
+	if err := Apply(s, sets); err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(s, testOptions); err != nil {
+		t.Fatal(err)
+	}
+	w := s.Workload
+	cash, check, read, flood := w.Streams["cash"], w.Streams["check"], w.Streams["read"], w.Streams["flood"]
+	switch {
+	case cash.Arrival.Rate == nil || *cash.Arrival.Rate != 15 || len(cash.Arrival.Stages) != 0:
+		t.Errorf("cash arrival %+v: want a constant 15/s instead of its stages", cash.Arrival)
+	case check.Arrival.Start.Std() != 2*time.Second || check.Timeout.Std() != time.Second:
+		t.Errorf("check arrival %+v timeout %s", check.Arrival, check.Timeout)
+	case check.Client == nil || check.Client.Model != "naive" || *check.Client.Retries != 0 || cash.Client.Deadline.Std() != time.Second:
+		t.Errorf("clients %+v %+v", check.Client, cash.Client)
+	case read.Keys["pk"].N != 300 || read.Tags["caller"] != "reader-9" || check.Headers["X-Caller"] != "rogue":
+		t.Errorf("read %+v, check headers %v", read, check.Headers)
+	case flood.Workers != 10 || flood.Arrival.Duration.Std() != 5*time.Second || w.Connections != 64:
+		t.Errorf("flood %+v, connections %d", flood, w.Connections)
+	}
+	bad := []struct{ set, want string }{
+		{"workload.streams.nope.rate=1", `--set workload.streams.nope.rate=1: unknown stream "nope" (allowed: check, cash, read, overload, flood)`},
+		{"workload.streams.check.speed=1", `--set workload.streams.check.speed=1: unknown stream key "speed" (allowed: ` + streamKeys + `)`},
+		{"workload.streams.check.rate=fast", `--set workload.streams.check.rate=fast: workload.streams.check.rate: want a number, got "fast"`},
+		{"workload.streams.read.keys.xx.n=1", `--set workload.streams.read.keys.xx.n=1: unknown key stream "xx" (allowed: pk, sk)`},
+	}
+	for _, tt := range bad {
+		s, _ := Load("testdata/good/native.yaml", testOptions)
+		if err := Apply(s, []string{tt.set}); err == nil || err.Error() != tt.want {
+			t.Errorf("got  %v\nwant %s", err, tt.want)
+		}
+	}
+	// A value an override brings is named by its flag when it is wrong.
+	s, _ = Load("testdata/good/native.yaml", testOptions)
+	if err := Apply(s, []string{"workload.streams.check.rate=-5", "workload.streams.read.client.model=eager"}); err != nil {
+		t.Fatal(err)
+	}
+	want := "--set workload.streams.check.rate=-5: workload.streams.check.arrival.rate: rate -5 out of range (allowed: 0 to 1e+06 requests/s)\n" +
+		`--set workload.streams.read.client.model=eager: workload.streams.read.client.model: unknown client model "eager" (allowed: naive, backoff, budgeted, smart)`
+	if err := Validate(s, testOptions); err == nil || err.Error() != want {
+		t.Errorf("got\n%v\nwant\n%s", err, want)
 	}
 }

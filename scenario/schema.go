@@ -17,7 +17,7 @@ import (
 
 // modelSources are the model's sources, read for the schema's descriptions.
 //
-//go:embed model.go workload_k6.go
+//go:embed model.go workload.go workload_k6.go
 var modelSources embed.FS
 
 // SchemaID is the $id of the scenario JSON Schema.
@@ -114,7 +114,7 @@ func checkSchema() *jsonschema.Schema {
 // struct fields ("Type.Field").
 func modelComments() (map[string]string, error) {
 	out := map[string]string{}
-	for _, name := range []string{"model.go", "workload_k6.go"} {
+	for _, name := range []string{"model.go", "workload.go", "workload_k6.go"} {
 		src, err := modelSources.ReadFile(name)
 		if err != nil {
 			return nil, err

@@ -41,7 +41,6 @@ func validate(s *Scenario, opts Options, decodeErrs Errors) error {
 	v.top()
 	v.services()
 	v.workload()
-	v.k6()
 	v.faults()
 	v.assertions()
 	v.endChecks()
@@ -237,9 +236,6 @@ func (v *validator) workload() {
 	if !v.ok("workload") {
 		return
 	}
-	if v.ok("workload.script") && strings.TrimSpace(w.Script) == "" {
-		v.missing("workload.script", "")
-	}
 	if v.nonNegative("workload.duration", w.Duration) && v.ok("workload.duration") {
 		switch {
 		case w.Duration == 0:
@@ -248,27 +244,80 @@ func (v *validator) workload() {
 			v.errf("workload.duration", "at most "+MaxLoad.String(), "duration %s is too long", w.Duration.Std())
 		}
 	}
-	if v.ok("workload.targets") {
-		if len(w.Targets) == 0 {
-			v.errf("workload.targets", allowedList(v.s.serviceNames()), "at least one target service is required")
-		}
-		seen := map[string]bool{}
-		for i, t := range w.Targets {
-			p := fmt.Sprintf("workload.targets[%d]", i)
-			switch {
-			case !v.ok(p):
-			case v.s.Services[t] == nil:
-				v.errf(p, allowedList(v.s.serviceNames()), "unknown service %q", t)
-			case seen[t]:
-				v.errf(p, "", "%s is listed twice", t)
-			}
-			seen[t] = true
-		}
+	switch v.engine() {
+	case EngineK6:
+		v.k6Workload()
+	case EngineNative:
+		v.nativeWorkload()
+	default:
+		v.errf("workload.engine", "native, k6", "unknown engine %q", w.Engine)
 	}
+}
+
+// EngineName is the engine the workload runs on: Engine, else k6 for a
+// workload with a script and native for one without.
+func (w *Workload) EngineName() string {
+	switch {
+	case w.Engine != "":
+		return w.Engine
+	case w.Script != "":
+		return EngineK6
+	}
+	return EngineNative
+}
+
+// engine is the engine the workload asks for: as EngineName, but a
+// workload that writes script: or params: and no streams is a k6 one
+// even when its script is empty or could not be read.
+func (v *validator) engine() string {
+	w := v.s.Workload
+	_, script := v.m.pos["workload.script"]
+	if w.Engine == "" && len(w.Streams) == 0 && (script || v.m.bad["workload.script"] || len(w.Params) > 0) {
+		return EngineK6
+	}
+	return w.EngineName()
+}
+
+// k6Workload checks a workload run by a k6 script.
+func (v *validator) k6Workload() {
+	w := v.s.Workload
+	v.k6()
+	if v.ok("workload.script") && strings.TrimSpace(w.Script) == "" {
+		v.missing("workload.script", "a k6 script in workloads/ or a path; or streams: for the native engine")
+	}
+	if len(w.Streams) > 0 {
+		v.keyErrf("workload.streams", "", "a k6 workload runs its script; streams are for the native engine (remove engine: and script:, or the streams)")
+	}
+	if w.Connections != 0 {
+		v.keyErrf("workload.connections", "", "connections bounds the native engine's; a k6 script sets its own")
+	}
+	if v.ok("workload.targets") && len(w.Targets) == 0 {
+		v.errf("workload.targets", allowedList(v.s.serviceNames()), "at least one target service is required")
+	}
+	v.targets()
 	for _, k := range sortedKeys(w.Params) {
 		if !envNamePattern.MatchString(k) {
 			v.keyErrf("workload.params."+k, "letters, digits and _, not starting with a digit", "invalid parameter name %q", k)
 		}
+	}
+}
+
+// targets checks that workload.targets names distinct services.
+func (v *validator) targets() {
+	if !v.ok("workload.targets") {
+		return
+	}
+	seen := map[string]bool{}
+	for i, t := range v.s.Workload.Targets {
+		p := fmt.Sprintf("workload.targets[%d]", i)
+		switch {
+		case !v.ok(p):
+		case v.s.Services[t] == nil:
+			v.errf(p, allowedList(v.s.serviceNames()), "unknown service %q", t)
+		case seen[t]:
+			v.errf(p, "", "%s is listed twice", t)
+		}
+		seen[t] = true
 	}
 }
 

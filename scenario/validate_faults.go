@@ -336,6 +336,7 @@ func applyDefaults(s *Scenario) {
 			svc.Health.Check = "/healthz"
 		}
 	}
+	s.Workload.applyDefaults()
 	for i := range s.Faults {
 		f := &s.Faults[i]
 		if f.Direction == "" {

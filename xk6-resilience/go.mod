@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.1.2
+	github.com/chaosrun/chaosrun/models v0.1.0
 	github.com/grafana/sobek v0.0.0-20260429085637-a66d4790012b
 	github.com/sirupsen/logrus v1.9.3
 	go.k6.io/k6 v1.8.1

@@ -11,20 +11,16 @@ import (
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
 	"go.k6.io/k6/js/modules"
+
+	"github.com/chaosrun/chaosrun/models/client"
+	"github.com/chaosrun/chaosrun/models/keys"
 )
-
-// HeaderNames are the request headers the deadline and criticality helpers set.
-type HeaderNames struct {
-	Deadline, Criticality string
-}
-
-var defaultHeaderNames = HeaderNames{Deadline: "X-Deadline-Ms", Criticality: "X-Criticality"}
 
 // ModuleInstance is the k6/x/resilience module as one VU sees it.
 type ModuleInstance struct {
 	vu      modules.VU
 	metrics *extMetrics
-	names   HeaderNames
+	names   client.HeaderNames
 	// seq counts the clients and key streams this VU made, to seed each apart.
 	seq uint64
 }
@@ -42,19 +38,19 @@ func (mi *ModuleInstance) Exports() modules.Exports {
 	return modules.Exports{Named: map[string]any{
 		"version":     mi.Version,
 		"client":      mi.jsClient,
-		"naive":       mi.modelCtor(ModelNaive),
-		"backoff":     mi.modelCtor(ModelBackoff),
-		"budgeted":    mi.modelCtor(ModelBudgeted),
-		"smart":       mi.modelCtor(ModelSmart),
+		"naive":       mi.modelCtor(client.ModelNaive),
+		"backoff":     mi.modelCtor(client.ModelBackoff),
+		"budgeted":    mi.modelCtor(client.ModelBudgeted),
+		"smart":       mi.modelCtor(client.ModelSmart),
 		"deadline":    mi.jsDeadline,
 		"criticality": mi.jsCriticality,
 		"headerNames": mi.jsHeaderNames,
 		"toxiproxy":   mi.jsToxiproxy,
 		"keys": obj(map[string]func(sobek.FunctionCall) sobek.Value{
-			"uniform": mi.streamCtor(StreamUniform),
-			"zipf":    mi.streamCtor(StreamZipf),
-			"hotset":  mi.streamCtor(StreamHotset),
-			"bot":     mi.streamCtor(StreamBot),
+			"uniform": mi.streamCtor(keys.Uniform),
+			"zipf":    mi.streamCtor(keys.Zipf),
+			"hotset":  mi.streamCtor(keys.Hotset),
+			"bot":     mi.streamCtor(keys.Bot),
 		}),
 		"shapes": obj(map[string]func(sobek.FunctionCall) sobek.Value{
 			"bursts":       mi.jsBursts,

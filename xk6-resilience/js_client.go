@@ -9,6 +9,9 @@ import (
 
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
+
+	"github.com/chaosrun/chaosrun/models/arrival"
+	"github.com/chaosrun/chaosrun/models/client"
 )
 
 // jsClient is client(model, options).
@@ -22,8 +25,8 @@ func (mi *ModuleInstance) modelCtor(model string) func(sobek.FunctionCall) sobek
 }
 
 // clientCfg reads a client's options over the model's defaults.
-func clientCfg(model string, o *opts) ModelConfig {
-	c := Defaults(model)
+func clientCfg(model string, o *opts) client.Config {
+	c := client.Defaults(model)
 	c.Retries = o.int("retries", c.Retries)
 	c.Base = o.dur("base", c.Base)
 	c.Cap = o.dur("cap", c.Cap)
@@ -57,10 +60,10 @@ func firstErr(errs ...error) error {
 // jsModelClient is one client object of a script.
 type jsModelClient struct {
 	mi    *ModuleInstance
-	c     *Client
+	c     *client.Client
 	tier  string
 	base  map[string]any
-	names HeaderNames
+	names client.HeaderNames
 	stats clientStats
 	tags  tagCache
 }
@@ -84,7 +87,7 @@ func (mi *ModuleInstance) newClient(model string, v sobek.Value) sobek.Value {
 		common.Throw(rt, o.err)
 	}
 	mi.seq++
-	c, err := NewClient(cfg, mixSeed(seed, mi.vuID(), mi.seq))
+	c, err := client.New(cfg, mixSeed(seed, mi.vuID(), mi.seq))
 	if err != nil {
 		common.Throw(rt, err)
 	}
@@ -114,11 +117,11 @@ func (jc *jsModelClient) jsRequest(call sobek.FunctionCall) sobek.Value {
 	copy(args[1:], call.Arguments[min(1, len(call.Arguments)):])
 	var last sobek.Value = sobek.Undefined()
 	cfg := jc.c.Config()
-	res, err := jc.c.Do(jc.mi.vu.Context(), func(n int, remaining time.Duration) (Outcome, error) {
+	res, err := jc.c.Do(jc.mi.vu.Context(), func(n int, remaining time.Duration) (client.Outcome, error) {
 		args[0] = jc.attemptInfo(rt, n, remaining)
 		v, err := fn(sobek.Undefined(), args...)
 		if err != nil {
-			return Outcome{}, err
+			return client.Outcome{}, err
 		}
 		last = v
 		return classify(rt, cfg.Backpressure, v), nil
@@ -159,7 +162,7 @@ func (jc *jsModelClient) attemptInfo(rt *sobek.Runtime, n int, remaining time.Du
 	return a
 }
 
-func (jc *jsModelClient) add(r Result) {
+func (jc *jsModelClient) add(r client.Result) {
 	s := &jc.stats
 	s.requests++
 	s.attempts += int64(r.Attempts)
@@ -186,13 +189,13 @@ func (jc *jsModelClient) jsStats(sobek.FunctionCall) sobek.Value {
 
 // classify reads an attempt's answer: a k6 http response (status, headers)
 // or a plain status number.
-func classify(rt *sobek.Runtime, rule BackpressureRule, v sobek.Value) Outcome {
+func classify(rt *sobek.Runtime, rule client.BackpressureRule, v sobek.Value) client.Outcome {
 	if v == nil || sobek.IsUndefined(v) || sobek.IsNull(v) {
-		return Outcome{}
+		return client.Outcome{}
 	}
 	obj, ok := v.(*sobek.Object)
 	if !ok { // a status number (Export would copy a whole object: avoided)
-		return Outcome{Status: int(v.ToInteger())}
+		return client.Outcome{Status: int(v.ToInteger())}
 	}
 	status := 0
 	if s := obj.Get("status"); s != nil && !sobek.IsUndefined(s) {
@@ -238,7 +241,7 @@ func (mi *ModuleInstance) jsDeadline(call sobek.FunctionCall) sobek.Value {
 	must(rt, obj.Set("remaining", func(sobek.FunctionCall) sobek.Value { return rt.ToValue(remaining().Milliseconds()) }))
 	must(rt, obj.Set("expired", func(sobek.FunctionCall) sobek.Value { return rt.ToValue(remaining() == 0) }))
 	must(rt, obj.Set("timeout", func(sobek.FunctionCall) sobek.Value {
-		return rt.ToValue(fmtDur(max(remaining().Round(time.Millisecond), time.Millisecond)))
+		return rt.ToValue(arrival.K6Duration(max(remaining().Round(time.Millisecond), time.Millisecond)))
 	}))
 	must(rt, obj.Set("headers", func(c sobek.FunctionCall) sobek.Value {
 		h := copyHeaders(rt, c.Argument(0))
@@ -268,7 +271,7 @@ func (mi *ModuleInstance) jsCriticality(call sobek.FunctionCall) sobek.Value {
 func (mi *ModuleInstance) jsHeaderNames(call sobek.FunctionCall) sobek.Value {
 	rt := mi.vu.Runtime()
 	o := newOpts("resilience.headerNames()", call.Argument(0))
-	n := HeaderNames{Deadline: o.str("deadline", mi.names.Deadline), Criticality: o.str("criticality", mi.names.Criticality)}
+	n := client.HeaderNames{Deadline: o.str("deadline", mi.names.Deadline), Criticality: o.str("criticality", mi.names.Criticality)}
 	if o.err == nil && (textproto.CanonicalMIMEHeaderKey(n.Deadline) == "" || n.Criticality == "") {
 		o.err = errors.New("resilience.headerNames(): header names must not be empty")
 	}

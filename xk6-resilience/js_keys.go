@@ -5,6 +5,9 @@ import (
 
 	"github.com/grafana/sobek"
 	"go.k6.io/k6/js/common"
+
+	"github.com/chaosrun/chaosrun/models/arrival"
+	"github.com/chaosrun/chaosrun/models/keys"
 )
 
 // defaultKeyCache is how many of the lowest key indices (Zipf's hottest
@@ -14,7 +17,8 @@ const defaultKeyCache = 4096
 // jsStream is one key stream object of a script.
 type jsStream struct {
 	rt      *sobek.Runtime
-	s       *Stream
+	s       *keys.Stream
+	bot     bool // a bot stream: every key is botKey
 	prefix  string
 	keys    []sobek.Value
 	idx     []sobek.Value
@@ -27,9 +31,9 @@ func (mi *ModuleInstance) streamCtor(kind string) func(sobek.FunctionCall) sobek
 	return func(call sobek.FunctionCall) sobek.Value {
 		rt := mi.vu.Runtime()
 		o := newOpts("resilience.keys."+kind+"()", call.Argument(0))
-		cfg := StreamConfig{Kind: kind, N: uint64(max(o.int("n", 1000), 0)), S: o.float("s", 1.1),
+		cfg := keys.Config{Kind: kind, N: uint64(max(o.int("n", 1000), 0)), S: o.float("s", 1.1),
 			HotKeys: uint64(max(o.int("hot", 0), 0)), HotFraction: o.float("p", 0.9), Key: uint64(max(o.int("index", 0), 0))}
-		if kind == StreamHotset && !o.has("hot") {
+		if kind == keys.Hotset && !o.has("hot") {
 			cfg.HotKeys = max(cfg.N/100, 1)
 		}
 		seed := uint64(o.int("seed", 1))
@@ -44,18 +48,18 @@ func (mi *ModuleInstance) streamCtor(kind string) func(sobek.FunctionCall) sobek
 		if o.err != nil {
 			common.Throw(rt, o.err)
 		}
-		s, err := NewStream(cfg)
+		s, err := keys.New(cfg)
 		if err != nil {
 			common.Throw(rt, err)
 		}
 		n := uint64(max(cache, 0))
-		if kind != StreamBot {
+		if kind != keys.Bot {
 			n = min(n, cfg.N)
 		} else {
 			n = 0
 		}
-		js := &jsStream{rt: rt, s: s, prefix: prefix, keys: make([]sobek.Value, n), idx: make([]sobek.Value, n)}
-		for i, c := range [...]string{ClassHot, ClassCold, ClassBot} {
+		js := &jsStream{rt: rt, s: s, bot: kind == keys.Bot, prefix: prefix, keys: make([]sobek.Value, n), idx: make([]sobek.Value, n)}
+		for i, c := range [...]string{keys.ClassHot, keys.ClassCold, keys.ClassBot} {
 			js.classes[i] = rt.ToValue(c)
 		}
 		if botKey == "" {
@@ -75,7 +79,7 @@ func (mi *ModuleInstance) streamCtor(kind string) func(sobek.FunctionCall) sobek
 // next is stream.next(): the next key as a string (prefix + index).
 func (j *jsStream) next(sobek.FunctionCall) sobek.Value {
 	k := j.s.Next()
-	if j.s.cfg.Kind == StreamBot {
+	if j.bot {
 		return j.botKey
 	}
 	if k < uint64(len(j.keys)) {
@@ -106,45 +110,45 @@ func (j *jsStream) index(sobek.FunctionCall) sobek.Value {
 // class is stream.class(): "hot", "cold" or "bot" for the last key drawn.
 func (j *jsStream) class(sobek.FunctionCall) sobek.Value {
 	switch j.s.Class() {
-	case ClassHot:
+	case keys.ClassHot:
 		return j.classes[0]
-	case ClassCold:
+	case keys.ClassCold:
 		return j.classes[1]
 	}
 	return j.classes[2]
 }
 
 // vus reads preAllocatedVUs and maxVUs.
-func vus(o *opts) VUs {
-	return VUs{PreAllocated: o.int("preAllocatedVUs", 0), Max: o.int("maxVUs", 0)}
+func vus(o *opts) arrival.VUs {
+	return arrival.VUs{PreAllocated: o.int("preAllocatedVUs", 0), Max: o.int("maxVUs", 0)}
 }
 
 // jsBursts is shapes.bursts({base, peak, every, length, rise, duration, startTime}).
 func (mi *ModuleInstance) jsBursts(call sobek.FunctionCall) sobek.Value {
 	o := newOpts("resilience.shapes.bursts()", call.Argument(0))
-	b := BurstShape{Base: o.int("base", 0), Peak: o.int("peak", 0), Every: o.dur("every", 0),
+	b := arrival.BurstShape{Base: o.int("base", 0), Peak: o.int("peak", 0), Every: o.dur("every", 0),
 		Length: o.dur("length", 0), Rise: o.dur("rise", 0), Duration: o.dur("duration", 0),
 		StartTime: o.dur("startTime", 0), VUs: vus(o)}
-	return mi.shape(o, func() (Scenario, error) { return Bursts(b) })
+	return mi.shape(o, func() (arrival.Scenario, error) { return arrival.Bursts(b) })
 }
 
 // jsStepOverload is shapes.stepOverload({capacity, factor, baseline, before, rise, hold, after}).
 func (mi *ModuleInstance) jsStepOverload(call sobek.FunctionCall) sobek.Value {
 	o := newOpts("resilience.shapes.stepOverload()", call.Argument(0))
-	s := StepShape{Capacity: o.int("capacity", 0), Factor: o.float("factor", 2), Baseline: o.float("baseline", 0.5),
+	s := arrival.StepShape{Capacity: o.int("capacity", 0), Factor: o.float("factor", 2), Baseline: o.float("baseline", 0.5),
 		Before: o.dur("before", 0), Rise: o.dur("rise", 0), Hold: o.dur("hold", 0), After: o.dur("after", 0),
 		StartTime: o.dur("startTime", 0), VUs: vus(o)}
-	return mi.shape(o, func() (Scenario, error) { return StepOverload(s) })
+	return mi.shape(o, func() (arrival.Scenario, error) { return arrival.StepOverload(s) })
 }
 
 // jsFlood is shapes.flood({rate, duration, startTime}).
 func (mi *ModuleInstance) jsFlood(call sobek.FunctionCall) sobek.Value {
 	o := newOpts("resilience.shapes.flood()", call.Argument(0))
-	f := FloodShape{Rate: o.int("rate", 0), Duration: o.dur("duration", 0), StartTime: o.dur("startTime", 0), VUs: vus(o)}
-	return mi.shape(o, func() (Scenario, error) { return Flood(f) })
+	f := arrival.FloodShape{Rate: o.int("rate", 0), Duration: o.dur("duration", 0), StartTime: o.dur("startTime", 0), VUs: vus(o)}
+	return mi.shape(o, func() (arrival.Scenario, error) { return arrival.Flood(f) })
 }
 
-func (mi *ModuleInstance) shape(o *opts, build func() (Scenario, error)) sobek.Value {
+func (mi *ModuleInstance) shape(o *opts, build func() (arrival.Scenario, error)) sobek.Value {
 	rt := mi.vu.Runtime()
 	if o.err != nil {
 		common.Throw(rt, o.err)

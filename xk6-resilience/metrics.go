@@ -5,18 +5,21 @@ import (
 	"time"
 
 	"go.k6.io/k6/metrics"
+
+	"github.com/chaosrun/chaosrun/models/client"
 )
 
-// Metric names the extension emits.
+// Metric names the extension emits: a logical request's outcome (the
+// models' names, shared with the native engine) and fault events.
 const (
-	MetricRequests      = "resilience_requests"
-	MetricAttempts      = "resilience_attempts"
-	MetricRetries       = "resilience_retries"
-	MetricBackpressure  = "resilience_backpressure"
-	MetricGiveups       = "resilience_giveups"
-	MetricRejections    = "resilience_breaker_rejections"
-	MetricAmplification = "resilience_amplification"
-	MetricGoodput       = "resilience_goodput"
+	MetricRequests      = client.MetricRequests
+	MetricAttempts      = client.MetricAttempts
+	MetricRetries       = client.MetricRetries
+	MetricBackpressure  = client.MetricBackpressure
+	MetricGiveups       = client.MetricGiveups
+	MetricRejections    = client.MetricRejections
+	MetricAmplification = client.MetricAmplification
+	MetricGoodput       = client.MetricGoodput
 	MetricFaultEvents   = "resilience_fault_events"
 )
 
@@ -67,7 +70,7 @@ func (c *tagCache) get(base *metrics.TagSet, name, value string) *metrics.TagSet
 
 // pushRequest emits one logical request's metrics, tagged with the model.
 // Counters that stay zero are left out, except requests and attempts.
-func (mi *ModuleInstance) pushRequest(model string, tc *tagCache, r Result) {
+func (mi *ModuleInstance) pushRequest(model string, tc *tagCache, r client.Result) {
 	state := mi.vu.State()
 	if state == nil || mi.metrics == nil {
 		return

@@ -13,6 +13,8 @@ import (
 
 	"go.k6.io/k6/js/modules"
 	"go.k6.io/k6/output"
+
+	"github.com/chaosrun/chaosrun/models/client"
 )
 
 // Version is the extension's version, reported by version() and in the
@@ -35,7 +37,7 @@ var (
 // NewModuleInstance returns the module's instance for one VU. It registers
 // the extension's metrics in the VU's registry (the same metrics for every VU).
 func (*RootModule) NewModuleInstance(vu modules.VU) modules.Instance {
-	mi := &ModuleInstance{vu: vu, names: defaultHeaderNames}
+	mi := &ModuleInstance{vu: vu, names: client.DefaultHeaderNames}
 	if env := vu.InitEnv(); env != nil {
 		m, err := registerMetrics(env.Registry)
 		if err != nil {

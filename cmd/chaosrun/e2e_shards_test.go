@@ -26,7 +26,7 @@ func countsByAPI(r *record.Run) map[string]float64 {
 // TestLoadShardsMergeExactly runs the same load as one k6 process and as two
 // (k6 execution segments): the merged counts are equal (to the iteration
 // that may land on the end) and the verdicts the same. The merge itself is
-// exact: see workloads/stream's TestMergeWindowsIsExact.
+// exact: see record's TestMergeWindowsIsExact.
 func TestLoadShardsMergeExactly(t *testing.T) {
 	skipShort(t)
 	var counts []map[string]float64

@@ -16,7 +16,6 @@ import (
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/runner/loadtest"
 	"github.com/chaosrun/chaosrun/testbed"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 const fakeLoadScenario = `version: 1
@@ -205,11 +204,11 @@ func TestRunAbortOnFailCommand(t *testing.T) {
 // constHist is the encoded histogram of n samples of v (k6 units).
 func constHist(t *testing.T, n int, v float64) string {
 	t.Helper()
-	h := stream.NewHist()
+	h := record.NewHist()
 	if err := h.RecordValues(int64(v*1000), int64(n)); err != nil {
 		t.Fatal(err)
 	}
-	s, err := stream.EncodeHist(h)
+	s, err := record.EncodeHist(h)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,7 +97,7 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 		// Kept for the combined report without their windows, which are
 		// read from the file again when needed: memory stays flat in the
 		// catalog's length.
-		if rec, err := report.OpenJSON(filepath.Join(outDir, sc.Name, "run.json")); err == nil {
+		if rec, err := record.OpenJSON(filepath.Join(outDir, sc.Name, "run.json")); err == nil {
 			done = append(done, rec)
 		}
 		if f.totalTimeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) {

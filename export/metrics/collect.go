@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 // Window is the length of a run record's windows.
@@ -84,7 +83,7 @@ func addTrend(b *builder, s record.Series, name string, labels []Label, t time.T
 		return nil
 	}
 	// The histogram codec of the run record (today in workloads/stream).
-	h, err := stream.DecodeHist(s.Hist)
+	h, err := record.DecodeHist(s.Hist)
 	if err != nil {
 		return err
 	}

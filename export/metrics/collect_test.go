@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 var t0 = time.Date(2026, 11, 22, 7, 0, 0, 0, time.UTC)
@@ -16,11 +15,11 @@ var t0 = time.Date(2026, 11, 22, 7, 0, 0, 0, time.UTC)
 // 1.5 s to 2.5 s, one scrape, two verdicts (one failed).
 func synthRun(t *testing.T) *record.Run {
 	t.Helper()
-	h := stream.NewHist()
+	h := record.NewHist()
 	for _, v := range []int64{1000, 2000, 3000, 100000} { // 1, 2, 3, 100 ms
 		h.RecordValue(v)
 	}
-	enc, err := stream.EncodeHist(h)
+	enc, err := record.EncodeHist(h)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/chaosrun/chaosrun/internal/testenv"
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 // prometheus is a real Prometheus (Debian's package) on loopback with its
@@ -144,7 +143,7 @@ func windowP99(t *testing.T, r *record.Run) map[string]map[int64]float64 {
 			if s.Metric != "http_req_duration" || s.Count == 0 {
 				continue
 			}
-			h, err := stream.DecodeHist(s.Hist)
+			h, err := record.DecodeHist(s.Hist)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -94,7 +94,8 @@ func Ensure(ctx context.Context, opts Options) (Binary, error) {
 	tmp := fmt.Sprintf("%s.tmp-%d", target, os.Getpid())
 	defer os.Remove(tmp)
 	err = runLogged(ctx, progress, "k6 build", logPath, root, xk6,
-		"build", K6Version, "--with", ExtensionModule+"="+ext, "--output", tmp)
+		"build", K6Version, "--with", ExtensionModule+"="+ext,
+		"--replace", ModelsModule+"="+filepath.Join(root, ModelsDir), "--output", tmp)
 	if err != nil {
 		return Binary{}, err
 	}
@@ -149,6 +150,8 @@ func ensureXK6(ctx context.Context, root, cache string, progress io.Writer) (str
 
 // runLogged runs a command with its output in logPath, printing elapsed time
 // to progress every progressEvery; on failure the error carries the log's tail.
+// Go runs with GOWORK=off: the repository's go.work is the harness's, not
+// the tools module's nor xk6's build folder's.
 func runLogged(ctx context.Context, progress io.Writer, what, logPath, dir, name string, args ...string) error {
 	logf, err := os.Create(logPath)
 	if err != nil {
@@ -159,6 +162,7 @@ func runLogged(ctx context.Context, progress io.Writer, what, logPath, dir, name
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

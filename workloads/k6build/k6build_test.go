@@ -26,13 +26,15 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 
 func TestSourceHash(t *testing.T) {
 	base := map[string]string{
-		"go.mod": "module x\n", "go.sum": "", "a.go": "package a\n", "sub/b.go": "package sub\n",
+		"xk6-resilience/go.mod": "module x\n", "xk6-resilience/go.sum": "", "xk6-resilience/a.go": "package a\n",
+		"xk6-resilience/sub/b.go": "package sub\n",
+		"models/go.mod":           "module m\n", "models/keys/keys.go": "package keys\n",
 	}
 	hashOf := func(t *testing.T, extra map[string]string) string {
 		dir := t.TempDir()
 		writeFiles(t, dir, base)
 		writeFiles(t, dir, extra)
-		h, err := SourceHash(dir)
+		h, err := SourceHash(filepath.Join(dir, "xk6-resilience"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,13 +50,17 @@ func TestSourceHash(t *testing.T) {
 		change bool
 	}{
 		{"same sources", nil, false},
-		{"test file ignored", map[string]string{"a_test.go": "package a\n"}, false},
-		{"testdata ignored", map[string]string{"testdata/x.go": "x"}, false},
-		{"readme ignored", map[string]string{"README.md": "hi"}, false},
-		{"source edit", map[string]string{"a.go": "package a // edit\n"}, true},
-		{"subpackage edit", map[string]string{"sub/b.go": "package sub // edit\n"}, true},
-		{"go.sum edit", map[string]string{"go.sum": "x v1 h1:\n"}, true},
-		{"new file", map[string]string{"c.go": "package a\n"}, true},
+		{"test file ignored", map[string]string{"xk6-resilience/a_test.go": "package a\n"}, false},
+		{"testdata ignored", map[string]string{"xk6-resilience/testdata/x.go": "x"}, false},
+		{"readme ignored", map[string]string{"xk6-resilience/README.md": "hi"}, false},
+		{"other folder ignored", map[string]string{"cmd/x.go": "package main\n"}, false},
+		{"models test ignored", map[string]string{"models/keys/keys_test.go": "package keys\n"}, false},
+		{"source edit", map[string]string{"xk6-resilience/a.go": "package a // edit\n"}, true},
+		{"subpackage edit", map[string]string{"xk6-resilience/sub/b.go": "package sub // edit\n"}, true},
+		{"go.sum edit", map[string]string{"xk6-resilience/go.sum": "x v1 h1:\n"}, true},
+		{"new file", map[string]string{"xk6-resilience/c.go": "package a\n"}, true},
+		{"models edit", map[string]string{"models/keys/keys.go": "package keys // edit\n"}, true},
+		{"models new file", map[string]string{"models/arrival/a.go": "package arrival\n"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,8 +21,14 @@ const (
 	XK6Version      = "v0.13.3"
 	RootModule      = "github.com/chaosrun/chaosrun"
 	ExtensionModule = RootModule + "/xk6-resilience"
+	// ModelsModule is the models module the extension requires by version;
+	// the build replaces it with the repository's copy.
+	ModelsModule = RootModule + "/models"
 	// ExtensionDir is the extension's folder under the repository root.
 	ExtensionDir = "xk6-resilience"
+	// ModelsDir is the models module's folder under the repository root,
+	// beside the extension's.
+	ModelsDir = "models"
 	// XK6ToolsDir is the tools module under the repository root that pins xk6.
 	XK6ToolsDir = "tools/xk6"
 )
@@ -67,50 +73,74 @@ func modulePath(gomod string) (string, error) {
 	return "", fmt.Errorf("%s: no module line", gomod)
 }
 
-// SourceHash is the first 12 hex digits of a SHA-256 over the extension's
-// go.mod, go.sum and non-test .go files (testdata and hidden folders left
-// out), each fed as its slash path, a NUL, its bytes and a NUL, sorted by path.
+// SourceHash is the first 12 hex digits of a SHA-256 over the sources a
+// k6 build takes from the repository: the extension's go.mod, go.sum and
+// non-test .go files, and those of the models module beside it (ModelsDir,
+// when there is one), each fed as its slash path (the models' under
+// "models/"), a NUL, its bytes and a NUL, sorted by path. Testdata and
+// hidden folders are left out.
 func SourceHash(extDir string) (string, error) {
-	var files []string
-	err := filepath.WalkDir(extDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != extDir && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if name == "go.mod" || name == "go.sum" || (strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) {
-			rel, err := filepath.Rel(extDir, p)
-			if err != nil {
-				return err
-			}
-			files = append(files, filepath.ToSlash(rel))
-		}
-		return nil
-	})
+	files, err := sourceFiles(extDir, "")
 	if err != nil {
-		return "", fmt.Errorf("hash extension sources in %s: %w", extDir, err)
+		return "", err
 	}
 	if len(files) == 0 {
 		return "", fmt.Errorf("hash extension sources: no go.mod or .go files in %s", extDir)
 	}
-	sort.Strings(files)
+	models := filepath.Join(filepath.Dir(extDir), ModelsDir)
+	if fi, err := os.Stat(models); err == nil && fi.IsDir() {
+		more, err := sourceFiles(models, ModelsDir+"/")
+		if err != nil {
+			return "", err
+		}
+		files = append(files, more...)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
 	h := sha256.New()
-	for _, rel := range files {
-		b, err := os.ReadFile(filepath.Join(extDir, filepath.FromSlash(rel)))
+	for _, f := range files {
+		b, err := os.ReadFile(f.path)
 		if err != nil {
 			return "", fmt.Errorf("hash extension sources: %w", err)
 		}
-		h.Write([]byte(rel))
+		h.Write([]byte(f.rel))
 		h.Write([]byte{0})
 		h.Write(b)
 		h.Write([]byte{0})
 	}
 	return hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// source is one hashed file: its path and the name it is hashed under.
+type source struct{ path, rel string }
+
+// sourceFiles lists a module folder's go.mod, go.sum and non-test .go
+// files, named prefix + their slash path in it.
+func sourceFiles(dir, prefix string) ([]source, error) {
+	var files []source
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != dir && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if name == "go.mod" || name == "go.sum" || (strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			files = append(files, source{path: p, rel: prefix + filepath.ToSlash(rel)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("hash extension sources in %s: %w", dir, err)
+	}
+	return files, nil
 }
 
 // RepoRoot is the repository root: Root, else CHAOSRUN_ROOT, else the

@@ -12,9 +12,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/chaosrun/chaosrun/record"
@@ -99,7 +96,7 @@ func DecodeFile(path string) (Summary, error) {
 // state accumulates decoded messages; its owner synchronises access.
 type state struct {
 	hello     Hello
-	windows   map[int64]*window
+	windows   record.WindowSet
 	ended     bool
 	dropped   int64
 	malformed int
@@ -124,12 +121,6 @@ type state struct {
 // clocks or flushes differ. A window that arrives later still is logged as
 // a second entry of its start and merged on reading.
 const settleLag = 10 * time.Second
-
-// window is one second's series keyed by metric, kind and tags.
-type window struct {
-	start  time.Time
-	series map[string]*record.Series
-}
 
 func (st *state) fail(err error) {
 	st.malformed++
@@ -219,7 +210,7 @@ func (st *state) handle(line []byte) error {
 		}
 		e.Series = kept
 		w := record.Window{Start: start.UTC(), Series: e.Series}
-		if err := st.merge(w); err != nil {
+		if err := st.windows.Add(w); err != nil {
 			return fmt.Errorf("window %s: %w", e.Start, err)
 		}
 		if st.onWindow != nil {
@@ -255,7 +246,7 @@ func checkSeries(s *record.Series) error {
 		return fmt.Errorf("%s: count %d, nonzero %d; want 0 <= nonzero <= count", s.Metric, s.Count, s.NonZero)
 	}
 	if s.Hist != "" {
-		n, err := HistCount(s.Hist)
+		n, err := record.HistCount(s.Hist)
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.Metric, err)
 		}
@@ -266,89 +257,6 @@ func checkSeries(s *record.Series) error {
 	return nil
 }
 
-// seriesKey identifies a series within a window.
-func seriesKey(s *record.Series) string {
-	names := make([]string, 0, len(s.Tags))
-	for k := range s.Tags {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var b strings.Builder
-	b.WriteString(s.Metric)
-	b.WriteByte(0)
-	b.WriteString(string(s.Kind))
-	for _, k := range names {
-		b.WriteByte(0)
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(s.Tags[k])
-	}
-	return b.String()
-}
-
-// merge adds a window message into the window with the same start.
-func (st *state) merge(in record.Window) error {
-	if st.windows == nil {
-		st.windows = make(map[int64]*window)
-	}
-	w := st.windows[in.Start.UnixNano()]
-	if w == nil {
-		w = &window{start: in.Start, series: make(map[string]*record.Series)}
-		st.windows[in.Start.UnixNano()] = w
-	}
-	for i := range in.Series {
-		s := in.Series[i]
-		key := seriesKey(&s)
-		old := w.series[key]
-		if old == nil {
-			w.series[key] = &s
-			continue
-		}
-		if err := mergeSeries(old, &s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// mergeSeries folds b into a (same metric, kind and tags, same second).
-func mergeSeries(a, b *record.Series) error {
-	if b.Count == 0 {
-		return nil
-	}
-	if a.Count == 0 {
-		*a = *b
-		return nil
-	}
-	a.Sum += b.Sum
-	a.Min = min(a.Min, b.Min)
-	a.Max = max(a.Max, b.Max)
-	a.Last = b.Last
-	a.NonZero += b.NonZero
-	a.Count += b.Count
-	if a.Hist == "" {
-		a.Hist = b.Hist
-		return nil
-	}
-	if b.Hist == "" {
-		return nil
-	}
-	ha, err := DecodeHist(a.Hist)
-	if err != nil {
-		return fmt.Errorf("merge %s: %w", a.Metric, err)
-	}
-	hb, err := DecodeHist(b.Hist)
-	if err != nil {
-		return fmt.Errorf("merge %s: %w", b.Metric, err)
-	}
-	merged, err := mergeWidening(ha, hb)
-	if err != nil {
-		return fmt.Errorf("merge %s: %w", a.Metric, err)
-	}
-	a.Hist, err = EncodeHist(merged)
-	return err
-}
-
 // summary copies the state out, windows sorted by start and series by key.
 func (st *state) summary() Summary {
 	sum := Summary{
@@ -357,36 +265,10 @@ func (st *state) summary() Summary {
 		Dropped:   st.dropped,
 		Malformed: st.malformed,
 		Errors:    append([]error(nil), st.errs...),
-		Windows:   make([]record.Window, 0, len(st.windows)),
+		Windows:   st.windows.Windows(),
+		LogErr:    st.logErr,
 	}
-	for _, w := range st.windows {
-		sum.Windows = append(sum.Windows, w.record())
-	}
-	sort.Slice(sum.Windows, func(i, j int) bool { return sum.Windows[i].Start.Before(sum.Windows[j].Start) })
-	sum.LogErr = st.logErr
 	return sum
-}
-
-// record copies the window out, its series sorted by key.
-func (w *window) record() record.Window {
-	keys := make([]string, 0, len(w.series))
-	for k := range w.series {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := record.Window{Start: w.start, Series: make([]record.Series, 0, len(keys))}
-	for _, k := range keys {
-		s := *w.series[k]
-		if s.Tags != nil {
-			tags := make(map[string]string, len(s.Tags))
-			for tk, tv := range s.Tags {
-				tags[tk] = tv
-			}
-			s.Tags = tags
-		}
-		out.Series = append(out.Series, s)
-	}
-	return out
 }
 
 // settleAll moves every window to the log.
@@ -399,18 +281,5 @@ func (st *state) settle(cut int64) {
 	if st.log == nil || st.logErr != nil {
 		return
 	}
-	var starts []int64
-	for k := range st.windows {
-		if k < cut {
-			starts = append(starts, k)
-		}
-	}
-	slices.Sort(starts)
-	for _, k := range starts {
-		if err := st.log.Append(st.windows[k].record()); err != nil {
-			st.logErr = err
-			return
-		}
-		delete(st.windows, k)
-	}
+	st.logErr = st.windows.Drain(time.Unix(0, cut), st.log.Append)
 }

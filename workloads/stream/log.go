@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sync"
@@ -22,12 +23,46 @@ type WindowLog struct {
 	mu     sync.Mutex
 	f      *os.File
 	size   int64
-	index  map[int64][]span
+	index  logIndex
 	closed bool
 }
 
 // span is one entry's place in the file.
 type span struct{ off, n int64 }
+
+// logIndex says where each start's entries lie: the first in first, any
+// later ones (a window that arrived late) in late. One span a start is
+// what grows with the run's length, so it is kept without a slice.
+type logIndex struct {
+	first map[int64]span
+	late  map[int64][]span
+}
+
+func (x *logIndex) add(k int64, s span) {
+	if _, ok := x.first[k]; !ok {
+		x.first[k] = s
+		return
+	}
+	x.late[k] = append(x.late[k], s)
+}
+
+// spans lists the entries of start k, in the order they were appended.
+func (x *logIndex) spans(k int64) []span {
+	s, ok := x.first[k]
+	if !ok {
+		return nil
+	}
+	return append([]span{s}, x.late[k]...)
+}
+
+// clone copies the index, for reading outside the log's lock.
+func (x *logIndex) clone() logIndex {
+	out := logIndex{first: maps.Clone(x.first), late: make(map[int64][]span, len(x.late))}
+	for k, v := range x.late {
+		out.late[k] = slices.Clip(v)
+	}
+	return out
+}
 
 // CreateWindowLog creates a window log in dir ("" is the system's
 // temporary folder).
@@ -40,7 +75,7 @@ func CreateWindowLog(dir string) (*WindowLog, error) {
 		f.Close()
 		return nil, fmt.Errorf("window log: unlink %s: %w", f.Name(), err)
 	}
-	return &WindowLog{f: f, index: make(map[int64][]span)}, nil
+	return &WindowLog{f: f, index: logIndex{first: make(map[int64]span), late: make(map[int64][]span)}}, nil
 }
 
 // Append writes w as one entry.
@@ -59,7 +94,7 @@ func (l *WindowLog) Append(w record.Window) error {
 		return fmt.Errorf("window log: write: %w", err)
 	}
 	k := w.Start.UnixNano()
-	l.index[k] = append(l.index[k], span{l.size, int64(len(b))})
+	l.index.add(k, span{l.size, int64(len(b))})
 	l.size += int64(len(b))
 	return nil
 }
@@ -68,7 +103,7 @@ func (l *WindowLog) Append(w record.Window) error {
 func (l *WindowLog) Len() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return len(l.index)
+	return len(l.index.first)
 }
 
 // Size is the log's length on disk in bytes.
@@ -95,17 +130,13 @@ func (l *WindowLog) Close() error {
 }
 
 // snapshot returns the log's index, for reading outside the lock.
-func (l *WindowLog) snapshot() (map[int64][]span, error) {
+func (l *WindowLog) snapshot() (logIndex, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
-		return nil, errors.New("window log: closed")
+		return logIndex{}, errors.New("window log: closed")
 	}
-	out := make(map[int64][]span, len(l.index))
-	for k, v := range l.index {
-		out[k] = slices.Clip(v)
-	}
-	return out, nil
+	return l.index.clone(), nil
 }
 
 // read decodes the entry at s.
@@ -150,7 +181,7 @@ type Spilled struct {
 // EachWindow calls f with each window in start order, the log entries and
 // held windows of one start merged; it stops at f's first error.
 func (sp Spilled) EachWindow(f func(record.Window) error) error {
-	indexes := make([]map[int64][]span, len(sp.Logs))
+	indexes := make([]logIndex, len(sp.Logs))
 	var starts []int64
 	for i, l := range sp.Logs {
 		idx, err := l.snapshot()
@@ -158,7 +189,7 @@ func (sp Spilled) EachWindow(f func(record.Window) error) error {
 			return err
 		}
 		indexes[i] = idx
-		for k := range idx {
+		for k := range idx.first {
 			starts = append(starts, k)
 		}
 	}
@@ -173,7 +204,7 @@ func (sp Spilled) EachWindow(f func(record.Window) error) error {
 	for _, k := range starts {
 		var parts []record.Window
 		for i, l := range sp.Logs {
-			for _, s := range indexes[i][k] {
+			for _, s := range indexes[i].spans(k) {
 				w, err := l.read(s)
 				if err != nil {
 					return err
@@ -183,7 +214,7 @@ func (sp Spilled) EachWindow(f func(record.Window) error) error {
 		}
 		parts = append(parts, held[k]...)
 		if len(parts) > 1 {
-			merged, err := MergeWindows(parts)
+			merged, err := record.MergeWindows(parts)
 			if err != nil {
 				return fmt.Errorf("window log: %w", err)
 			}

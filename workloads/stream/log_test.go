@@ -18,11 +18,11 @@ import (
 // values 1..n µs, tagged api A, plus a detail metric.
 func windowAt(t *testing.T, t0 time.Time, sec, n int) record.Window {
 	t.Helper()
-	h := NewHist()
+	h := record.NewHist()
 	for v := 1; v <= n; v++ {
 		h.RecordValue(int64(v))
 	}
-	enc, err := EncodeHist(h)
+	enc, err := record.EncodeHist(h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestWindowLogMergesLateEntriesAndShards(t *testing.T) {
 	add(a, windowAt(t, t0, 1, 5))
 	add(b, windowAt(t, t0, 1, 7))
 	add(b, windowAt(t, t0, 3, 1))
-	want, err := MergeWindows(all)
+	want, err := record.MergeWindows(all)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestSpilledMergesHeldWindows(t *testing.T) {
 		}
 	}
 	held := []record.Window{windowAt(t, t0, 1, 5), windowAt(t, t0, 2, 7)}
-	want, err := MergeWindows(logged, held)
+	want, err := record.MergeWindows(logged, held)
 	if err != nil {
 		t.Fatal(err)
 	}

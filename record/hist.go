@@ -1,4 +1,4 @@
-package stream
+package record
 
 import (
 	"bytes"
@@ -14,16 +14,17 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// The stream's histogram parameters: values in microunits (k6 value×1000),
-// from 1 to one hour of milliseconds, 3 significant figures.
+// The record's histogram parameters: values in microunits (k6 value×1000),
+// from 1 to one hour of milliseconds, 3 significant figures, as the
+// xk6-resilience output and the native engine record them.
 const (
 	HistLowest  = 1
 	HistHighest = 3_600_000_000
 	HistSigFigs = 3
 )
 
-// Bounds on a histogram read from the wire, to keep a bad one from
-// allocating without limit.
+// Bounds on a histogram read from outside (the results stream, a record
+// file), to keep a bad one from allocating without limit.
 const (
 	maxHistInflated = 4 << 20
 	maxHistHighest  = 1 << 42
@@ -31,12 +32,12 @@ const (
 	maxHistTotal    = 1 << 53
 )
 
-// NewHist returns an empty histogram with the stream's parameters.
+// NewHist returns an empty histogram with the record's parameters.
 func NewHist() *hdrhistogram.Histogram {
 	return hdrhistogram.New(HistLowest, HistHighest, HistSigFigs)
 }
 
-// EncodeHist encodes a histogram as record.Series.Hist holds it: compressed
+// EncodeHist encodes a histogram as Series.Hist holds it: compressed
 // V2 encoding, base64 (hdrhistogram's Encode already returns base64 text).
 func EncodeHist(h *hdrhistogram.Histogram) (string, error) {
 	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
@@ -46,7 +47,7 @@ func EncodeHist(h *hdrhistogram.Histogram) (string, error) {
 	return string(b), nil
 }
 
-// DecodeHist decodes record.Series.Hist. It checks the encoding (header,
+// DecodeHist decodes Series.Hist. It checks the encoding (header,
 // bounds, every count) first and never panics on bad input.
 func DecodeHist(s string) (h *hdrhistogram.Histogram, err error) {
 	total, err := HistCount(s)
@@ -70,7 +71,7 @@ func DecodeHist(s string) (h *hdrhistogram.Histogram, err error) {
 
 // HistCount checks an encoded histogram as DecodeHist does and returns
 // how many values it holds, without building it: a histogram of the
-// stream's range is ~370 KiB of counts, its encoding a few hundred bytes.
+// record's range is ~180 KiB of counts, its encoding a few hundred bytes.
 func HistCount(s string) (int64, error) {
 	e, err := parseHist(s)
 	return e.total, err
@@ -140,84 +141,6 @@ func (e histEnc) each(f func(idx, v int64) error) error {
 		}
 	}
 	return nil
-}
-
-// HistSum adds encoded histograms together. Those of one parameter set
-// (all of a stream's) add count by count into one array, without building
-// a histogram for each; another parameter set makes it fall back to
-// merging histograms of a range that covers both.
-type HistSum struct {
-	lowest, highest, sig int64
-	counts               []int64
-	h                    *hdrhistogram.Histogram // the fallback, once used
-}
-
-// AddEncoded adds the histogram that s encodes. A bad encoding leaves the
-// sum as it was.
-func (a *HistSum) AddEncoded(s string) error {
-	e, err := parseHist(s)
-	if err != nil {
-		return err
-	}
-	if a.counts == nil && a.h == nil {
-		a.lowest, a.highest, a.sig = e.lowest, e.highest, e.sig
-		a.counts = make([]int64, e.slots)
-	}
-	if a.h == nil && e.lowest == a.lowest && e.highest == a.highest && e.sig == a.sig {
-		return e.each(func(i, v int64) error {
-			if v > 0 {
-				a.counts[i] += v
-			}
-			return nil
-		})
-	}
-	h, err := DecodeHist(s)
-	if err != nil {
-		return err
-	}
-	cur := a.h
-	if cur == nil {
-		cur = a.imported()
-	}
-	merged, err := mergeWidening(cur, h)
-	if err != nil {
-		return err
-	}
-	a.h, a.counts = merged, nil
-	return nil
-}
-
-// Histogram returns the sum; nil when nothing was added. It shares the
-// sum's counts: add nothing more once it is taken.
-func (a *HistSum) Histogram() *hdrhistogram.Histogram {
-	if a.h != nil || a.counts == nil {
-		return a.h
-	}
-	return a.imported()
-}
-
-func (a *HistSum) imported() *hdrhistogram.Histogram {
-	return hdrhistogram.Import(&hdrhistogram.Snapshot{LowestTrackableValue: a.lowest, HighestTrackableValue: a.highest,
-		SignificantFigures: a.sig, Counts: a.counts})
-}
-
-// mergeWidening merges b into a, first widening a's range and precision
-// when b's exceed them.
-func mergeWidening(a, b *hdrhistogram.Histogram) (*hdrhistogram.Histogram, error) {
-	lo, hi, sig := a.LowestTrackableValue(), a.HighestTrackableValue(), a.SignificantFigures()
-	if b.LowestTrackableValue() < lo || b.HighestTrackableValue() > hi || b.SignificantFigures() > sig {
-		lo = max(min(lo, b.LowestTrackableValue()), 1)
-		hi = max(hi, b.HighestTrackableValue(), 2*lo)
-		wide := hdrhistogram.New(lo, hi, int(max(sig, b.SignificantFigures())))
-		if dropped := wide.Merge(a); dropped > 0 {
-			return nil, fmt.Errorf("merging histograms dropped %d values", dropped)
-		}
-		a = wide
-	}
-	if dropped := a.Merge(b); dropped > 0 {
-		return nil, fmt.Errorf("merging histograms dropped %d values", dropped)
-	}
-	return a, nil
 }
 
 // maxCountsLens bounds the parameter sets countsLen remembers: a stream

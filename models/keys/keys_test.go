@@ -1,4 +1,4 @@
-package resilience
+package keys
 
 import (
 	"math"
@@ -20,9 +20,9 @@ func chiSquare(obs []int, exp []float64) float64 {
 // degrees of freedom: mean + 6 standard deviations.
 func chiLimit(df int) float64 { return float64(df) + 6*math.Sqrt(2*float64(df)) }
 
-func draw(t *testing.T, cfg StreamConfig, n int) []int {
+func draw(t *testing.T, cfg Config, n int) []int {
 	t.Helper()
-	s, err := NewStream(cfg)
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func draw(t *testing.T, cfg StreamConfig, n int) []int {
 func TestUniformDistribution(t *testing.T) {
 	const n, draws = 100, 200_000
 	for _, seed := range []uint64{1, 7, 12345} {
-		obs := draw(t, StreamConfig{Kind: StreamUniform, N: n, Seed: seed}, draws)
+		obs := draw(t, Config{Kind: Uniform, N: n, Seed: seed}, draws)
 		exp := make([]float64, n)
 		for i := range exp {
 			exp[i] = draws / n
@@ -54,7 +54,7 @@ func TestUniformDistribution(t *testing.T) {
 func TestZipfDistribution(t *testing.T) {
 	const n, draws = 50, 200_000
 	for _, s := range []float64{0.6, 0.99, 1, 1.1, 2} {
-		obs := draw(t, StreamConfig{Kind: StreamZipf, N: n, S: s, Seed: 3}, draws)
+		obs := draw(t, Config{Kind: Zipf, N: n, S: s, Seed: 3}, draws)
 		var norm float64
 		for k := 1; k <= n; k++ {
 			norm += math.Pow(float64(k), -s)
@@ -89,7 +89,7 @@ func TestZipfDistribution(t *testing.T) {
 // still puts rank 1 at its share.
 func TestZipfLargeKeySpace(t *testing.T) {
 	const n, s, draws = 1 << 30, 1.2, 100_000
-	st, err := NewStream(StreamConfig{Kind: StreamZipf, N: n, S: s, Seed: 9})
+	st, err := New(Config{Kind: Zipf, N: n, S: s, Seed: 9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestZipfLargeKeySpace(t *testing.T) {
 
 func TestHotsetDistribution(t *testing.T) {
 	const n, hot, draws = 1000, 10, 200_000
-	obs := draw(t, StreamConfig{Kind: StreamHotset, N: n, HotKeys: hot, HotFraction: 0.9, Seed: 5}, draws)
+	obs := draw(t, Config{Kind: Hotset, N: n, HotKeys: hot, HotFraction: 0.9, Seed: 5}, draws)
 	hits := 0
 	for _, c := range obs[:hot] {
 		hits += c
@@ -129,7 +129,7 @@ func TestHotsetDistribution(t *testing.T) {
 	if x := chiSquare(obs[:hot], exp); x > chiLimit(hot-1) {
 		t.Errorf("hot keys not uniform: chi-square %.1f", x)
 	}
-	s, _ := NewStream(StreamConfig{Kind: StreamHotset, N: n, HotKeys: hot, HotFraction: 1, Seed: 5})
+	s, _ := New(Config{Kind: Hotset, N: n, HotKeys: hot, HotFraction: 1, Seed: 5})
 	for range 1000 {
 		if k := s.Next(); k >= hot || s.Class() != ClassHot {
 			t.Fatalf("p=1 drew cold key %d (%s)", k, s.Class())
@@ -138,18 +138,18 @@ func TestHotsetDistribution(t *testing.T) {
 }
 
 func TestBotAndDeterminism(t *testing.T) {
-	s, _ := NewStream(StreamConfig{Kind: StreamBot, Key: 17})
+	s, _ := New(Config{Kind: Bot, Key: 17})
 	for range 100 {
 		if k := s.Next(); k != 17 || s.Class() != ClassBot {
 			t.Fatalf("bot stream drew %d (%s)", k, s.Class())
 		}
 	}
-	for _, kind := range []string{StreamUniform, StreamZipf, StreamHotset} {
-		cfg := StreamConfig{Kind: kind, N: 1000, S: 1.1, HotKeys: 10, HotFraction: 0.5, Seed: 77}
-		a, _ := NewStream(cfg)
-		b, _ := NewStream(cfg)
+	for _, kind := range []string{Uniform, Zipf, Hotset} {
+		cfg := Config{Kind: kind, N: 1000, S: 1.1, HotKeys: 10, HotFraction: 0.5, Seed: 77}
+		a, _ := New(cfg)
+		b, _ := New(cfg)
 		cfg.Seed = 78
-		c, _ := NewStream(cfg)
+		c, _ := New(cfg)
 		same, differ := true, false
 		for range 200 {
 			x, y, z := a.Next(), b.Next(), c.Next()
@@ -163,13 +163,13 @@ func TestBotAndDeterminism(t *testing.T) {
 }
 
 func TestStreamAllocationFree(t *testing.T) {
-	for _, cfg := range []StreamConfig{
-		{Kind: StreamUniform, N: 1 << 20},
-		{Kind: StreamZipf, N: 1 << 20, S: 0.99},
-		{Kind: StreamHotset, N: 1 << 20, HotKeys: 100, HotFraction: 0.9},
-		{Kind: StreamBot},
+	for _, cfg := range []Config{
+		{Kind: Uniform, N: 1 << 20},
+		{Kind: Zipf, N: 1 << 20, S: 0.99},
+		{Kind: Hotset, N: 1 << 20, HotKeys: 100, HotFraction: 0.9},
+		{Kind: Bot},
 	} {
-		s, _ := NewStream(cfg)
+		s, _ := New(cfg)
 		if a := testing.AllocsPerRun(1000, func() { s.Next() }); a != 0 {
 			t.Errorf("%s: %v allocations per Next", cfg.Kind, a)
 		}
@@ -178,37 +178,108 @@ func TestStreamAllocationFree(t *testing.T) {
 
 func TestStreamValidate(t *testing.T) {
 	tests := []struct {
-		cfg  StreamConfig
+		cfg  Config
 		want string
 	}{
-		{StreamConfig{Kind: "gauss", N: 10}, "allowed: uniform, zipf, hotset, bot"},
-		{StreamConfig{Kind: StreamUniform}, "n 0"},
-		{StreamConfig{Kind: StreamZipf, N: 10, S: 0}, "s 0"},
-		{StreamConfig{Kind: StreamZipf, N: 10, S: math.NaN()}, "s NaN"},
-		{StreamConfig{Kind: StreamHotset, N: 10, HotKeys: 11, HotFraction: 0.5}, "hot keys 11"},
-		{StreamConfig{Kind: StreamHotset, N: 10, HotKeys: 1, HotFraction: 1.5}, "hot fraction"},
+		{Config{Kind: "gauss", N: 10}, "allowed: uniform, zipf, hotset, bot"},
+		{Config{Kind: Uniform}, "n 0"},
+		{Config{Kind: Zipf, N: 10, S: 0}, "s 0"},
+		{Config{Kind: Zipf, N: 10, S: math.NaN()}, "s NaN"},
+		{Config{Kind: Hotset, N: 10, HotKeys: 11, HotFraction: 0.5}, "hot keys 11"},
+		{Config{Kind: Hotset, N: 10, HotKeys: 1, HotFraction: 1.5}, "hot fraction"},
 	}
 	for _, tt := range tests {
-		if _, err := NewStream(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("NewStream(%+v) = %v, want an error with %q", tt.cfg, err, tt.want)
+		if _, err := New(tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("New(%+v) = %v, want an error with %q", tt.cfg, err, tt.want)
 		}
 	}
 }
 
 func BenchmarkStreamNext(b *testing.B) {
-	for _, cfg := range []StreamConfig{
-		{Kind: StreamUniform, N: 1 << 20},
-		{Kind: StreamZipf, N: 1 << 20, S: 0.99},
-		{Kind: StreamZipf, N: 1 << 20, S: 1.2},
-		{Kind: StreamHotset, N: 1 << 20, HotKeys: 100, HotFraction: 0.9},
-		{Kind: StreamBot},
+	for _, cfg := range []Config{
+		{Kind: Uniform, N: 1 << 20},
+		{Kind: Zipf, N: 1 << 20, S: 0.99},
+		{Kind: Zipf, N: 1 << 20, S: 1.2},
+		{Kind: Hotset, N: 1 << 20, HotKeys: 100, HotFraction: 0.9},
+		{Kind: Bot},
 	} {
-		s, _ := NewStream(cfg)
+		s, _ := New(cfg)
 		b.Run(cfg.Kind, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				s.Next()
 			}
 		})
+	}
+}
+
+// TestAtDistribution checks that At draws the same distributions as Next.
+func TestAtDistribution(t *testing.T) {
+	const n, draws = 40, 100_000
+	for _, cfg := range []Config{
+		{Kind: Uniform, N: n, Seed: 5},
+		{Kind: Zipf, N: n, S: 1.1, Seed: 5},
+		{Kind: Hotset, N: n, HotKeys: 4, HotFraction: 0.8, Seed: 5},
+	} {
+		s, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byAt := make([]int, n)
+		exp := make([]float64, n)
+		for i, c := range draw(t, cfg, draws) {
+			exp[i] = float64(c)
+		}
+		for i := range uint64(draws) {
+			byAt[s.At(i)]++
+		}
+		// Two samples of one distribution: compare At's against Next's,
+		// bins that expect few merged away.
+		var o []int
+		var e []float64
+		var oa int
+		var ea float64
+		for i := range exp {
+			oa += byAt[i]
+			ea += exp[i]
+			if ea >= 20 {
+				o, e = append(o, oa), append(e, ea)
+				oa, ea = 0, 0
+			}
+		}
+		if x := chiSquare(o, e); x > 2*chiLimit(len(o)-1) {
+			t.Errorf("%s: At vs Next chi-square %.1f over %.1f", cfg.Kind, x, 2*chiLimit(len(o)-1))
+		}
+	}
+}
+
+// TestAtIsOrderFree checks that draw i is the same whoever draws it, in
+// whatever order, and differs with the seed.
+func TestAtIsOrderFree(t *testing.T) {
+	cfg := Config{Kind: Zipf, N: 1 << 20, S: 0.9, Seed: 11}
+	a, _ := New(cfg)
+	b, _ := New(cfg)
+	cfg.Seed = 12
+	c, _ := New(cfg)
+	up := make([]uint64, 1000)
+	for i := range up {
+		up[i] = a.At(uint64(i))
+	}
+	differ := false
+	for i := len(up) - 1; i >= 0; i-- {
+		if b.At(uint64(i)) != up[i] {
+			t.Fatalf("draw %d differs when drawn in another order", i)
+		}
+		differ = differ || c.At(uint64(i)) != up[i]
+	}
+	if !differ {
+		t.Error("another seed drew the same keys")
+	}
+	bot, _ := New(Config{Kind: Bot, Key: 9})
+	if bot.At(123) != 9 || bot.ClassOf(9) != ClassBot {
+		t.Errorf("bot At = %d (%s)", bot.At(123), bot.ClassOf(9))
+	}
+	if allocs := testing.AllocsPerRun(1000, func() { a.At(77) }); allocs != 0 {
+		t.Errorf("%v allocations per At", allocs)
 	}
 }

@@ -1,32 +1,31 @@
-package report
+package record
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
-
-	"github.com/chaosrun/chaosrun/record"
 )
 
 // sliceSource serves windows from memory through Source, as a live run's
 // window log does from disk.
-type sliceSource []record.Window
+type sliceSource []Window
 
-func (s sliceSource) EachWindow(f func(record.Window) error) error {
-	return (&record.Run{Windows: s}).EachWindow(f)
+func (s sliceSource) EachWindow(f func(Window) error) error {
+	return (&Run{Windows: s}).EachWindow(f)
 }
 
 // TestEncodeJSONStreamsWindows: the record encoded window by window, from
 // Windows or from a Source, is byte for byte what encoding/json writes for
-// the whole record.
+// the whole
 func TestEncodeJSONStreamsWindows(t *testing.T) {
-	for _, name := range []string{"base1", "halved1"} {
-		t.Run(name, func(t *testing.T) {
-			r := recorded(t, name)
+	for _, n := range []int{1, 7} {
+		t.Run(fmt.Sprintf("%d windows", n), func(t *testing.T) {
+			r := sampleRun(t, n)
 			want, err := json.Marshal(r)
 			if err != nil {
 				t.Fatal(err)
@@ -56,10 +55,16 @@ func TestEncodeJSONStreamsWindows(t *testing.T) {
 // reads back the same record and, through Source, the same windows; the
 // callback's error stops the reading unchanged.
 func TestOpenJSONReadsWindowsLazily(t *testing.T) {
-	full := recorded(t, "base1")
 	p := filepath.Join(t.TempDir(), "run.json")
-	if err := WriteJSON(p, full); err != nil {
+	if err := WriteJSON(p, sampleRun(t, 7)); err != nil {
 		t.Fatal(err)
+	}
+	full, err := ReadJSON(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(full, sampleRun(t, 7)) {
+		t.Error("ReadJSON reads back another record than WriteJSON wrote")
 	}
 	lazy, err := OpenJSON(p)
 	if err != nil {
@@ -68,8 +73,8 @@ func TestOpenJSONReadsWindowsLazily(t *testing.T) {
 	if lazy.Windows != nil || lazy.Source == nil {
 		t.Fatalf("OpenJSON: %d windows in memory, source %v; want none and a source", len(lazy.Windows), lazy.Source)
 	}
-	var got []record.Window
-	if err := lazy.EachWindow(func(w record.Window) error { got = append(got, w); return nil }); err != nil {
+	var got []Window
+	if err := lazy.EachWindow(func(w Window) error { got = append(got, w); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, full.Windows) {
@@ -80,17 +85,15 @@ func TestOpenJSONReadsWindowsLazily(t *testing.T) {
 	if !reflect.DeepEqual(&head, full) {
 		t.Error("the record without its windows differs from the one ReadJSON reads")
 	}
-	if Markdown(lazy) != Markdown(full) {
-		t.Error("Markdown of the lazily read record differs")
-	}
 	stop := errors.New("stop")
 	n := 0
-	err = lazy.EachWindow(func(record.Window) error { n++; return stop })
+	err = lazy.EachWindow(func(Window) error { n++; return stop })
 	if err != stop || n != 1 {
 		t.Errorf("EachWindow with a failing callback: %v after %d windows; want stop after 1", err, n)
 	}
 }
 
+// TestOpenJSONRejectsBadFiles: bad files are refused by both readers.
 func TestOpenJSONRejectsBadFiles(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct{ name, body string }{
@@ -108,6 +111,40 @@ func TestOpenJSONRejectsBadFiles(t *testing.T) {
 			if _, err := OpenJSON(p); err == nil {
 				t.Errorf("OpenJSON(%q): no error", tc.body)
 			}
+			if _, err := ReadJSON(p); err == nil {
+				t.Errorf("ReadJSON(%q): no error", tc.body)
+			}
 		})
 	}
+}
+
+// FuzzReadJSON: a record file of any content is read or refused with an
+// error by both readers, never with a panic, and a record OpenJSON accepts
+// reads its windows or says why not.
+func FuzzReadJSON(f *testing.F) {
+	var b bytes.Buffer
+	if err := EncodeJSON(&b, sampleRun(f, 2)); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b.Bytes())
+	f.Add([]byte(`{"schema_version":1,"windows":[]}`))
+	f.Add([]byte(`{"schema_version":1,"windows":[{"start":"2026-01-01T00:00:00Z","series":[{"metric":"m","kind":"trend","count":1,"hist":"x"}]}]}`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "run.json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := ReadJSON(p); err == nil && r.SchemaVersion != SchemaVersion {
+			t.Fatalf("ReadJSON accepted schema version %d", r.SchemaVersion)
+		}
+		r, err := OpenJSON(p)
+		if err != nil {
+			return
+		}
+		if r.SchemaVersion != SchemaVersion || r.Source == nil {
+			t.Fatalf("OpenJSON accepted schema version %d, source %v", r.SchemaVersion, r.Source)
+		}
+		_ = r.EachWindow(func(Window) error { return nil })
+	})
 }

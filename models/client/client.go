@@ -1,10 +1,16 @@
-package resilience
+// Package client is the client behaviour models: how a caller retries,
+// backs off, keeps a retry budget, honours back pressure and breaks the
+// circuit, and how long it waits for an answer. Both load engines (the k6
+// extension and the native engine) make their decisions here.
+package client
 
 import (
 	"context"
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/chaosrun/chaosrun/models/rng"
 )
 
 // Client behaviour models.
@@ -18,8 +24,8 @@ const (
 // Models lists the model names a client accepts.
 var Models = []string{ModelNaive, ModelBackoff, ModelBudgeted, ModelSmart}
 
-// ModelConfig says how a client behaves. Zero fields take the defaults of Defaults.
-type ModelConfig struct {
+// Config says how a client behaves. Zero fields take the defaults of Defaults.
+type Config struct {
 	Model string
 	// Retries is the most retries of one logical request.
 	Retries int
@@ -50,8 +56,8 @@ type BackpressureRule struct {
 }
 
 // Defaults returns the default configuration of a model.
-func Defaults(model string) ModelConfig {
-	return ModelConfig{
+func Defaults(model string) Config {
+	return Config{
 		Model:           model,
 		Retries:         3,
 		Base:            50 * time.Millisecond,
@@ -66,7 +72,7 @@ func Defaults(model string) ModelConfig {
 }
 
 // Validate reports the first invalid field.
-func (c ModelConfig) Validate() error {
+func (c Config) Validate() error {
 	known := false
 	for _, m := range Models {
 		known = known || m == c.Model
@@ -148,31 +154,36 @@ type AttemptFunc func(n int, remaining time.Duration) (Outcome, error)
 // Client makes a model's decisions for one VU: whether to retry, after how
 // long, whether the breaker lets a request through. Not safe for concurrent use.
 type Client struct {
-	cfg     ModelConfig
+	cfg     Config
 	now     func() time.Time
 	sleep   func(ctx context.Context, d time.Duration) error
-	rng     rng
+	rng     rng.RNG
 	budget  budget
 	breaker breaker
 }
 
-// NewClient returns a client of cfg with its own seeded jitter.
-func NewClient(cfg ModelConfig, seed uint64) (*Client, error) {
+// New returns a client of cfg with its own seeded jitter.
+func New(cfg Config, seed uint64) (*Client, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Client{cfg: cfg, now: time.Now, sleep: sleepCtx, rng: newRNG(seed)}
+	c := &Client{cfg: cfg, now: time.Now, sleep: sleepCtx, rng: rng.New(seed)}
 	c.budget.init(cfg.BudgetWindow)
 	return c, nil
 }
 
 // Config returns the client's configuration.
-func (c *Client) Config() ModelConfig { return c.cfg }
+func (c *Client) Config() Config { return c.cfg }
 
 // Do runs one logical request, calling attempt until it succeeds or the model gives up.
 // An error from attempt ends the request at once and is returned.
 func (c *Client) Do(ctx context.Context, attempt AttemptFunc) (Result, error) {
-	start := c.now()
+	return c.DoFrom(ctx, c.now(), attempt)
+}
+
+// DoFrom is Do for a request meant to start at start (an open-model
+// arrival's intended time): its deadline and elapsed time count from there.
+func (c *Client) DoFrom(ctx context.Context, start time.Time, attempt AttemptFunc) (Result, error) {
 	var res Result
 	finish := func(reason string) (Result, error) {
 		res.Reason = reason
@@ -256,7 +267,7 @@ func (c *Client) delay(n int) time.Duration {
 			ceil = d
 		}
 	}
-	return time.Duration(c.rng.float64() * float64(ceil))
+	return time.Duration(c.rng.Float64() * float64(ceil))
 }
 
 // BreakerState returns "closed", "open" or "half-open" at now.
@@ -338,7 +349,7 @@ func (b *breaker) allow(now time.Time) bool {
 	return true
 }
 
-func (b *breaker) record(now time.Time, ok, failure bool, retryAfter time.Duration, cfg ModelConfig) {
+func (b *breaker) record(now time.Time, ok, failure bool, retryAfter time.Duration, cfg Config) {
 	switch {
 	case ok:
 		b.failures, b.halfOpen = 0, false

@@ -1,11 +1,9 @@
-package stream
+package record
 
 import (
 	"math/rand/v2"
 	"testing"
 	"time"
-
-	"github.com/chaosrun/chaosrun/record"
 )
 
 // TestMergeWindowsIsExact: merging two shards' windows gives the counts'
@@ -14,8 +12,8 @@ func TestMergeWindowsIsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	all := NewHist()
-	shard := func() []record.Window {
-		var out []record.Window
+	shard := func() []Window {
+		var out []Window
 		for sec := range 3 {
 			h := NewHist()
 			n := 500 + rng.IntN(500)
@@ -28,9 +26,9 @@ func TestMergeWindowsIsExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, record.Window{Start: t0.Add(time.Duration(sec) * time.Second), Series: []record.Series{
-				{Metric: "http_req_duration", Kind: record.Trend, Count: int64(n), Hist: enc, Tags: map[string]string{"api": "A"}},
-				{Metric: "http_reqs", Kind: record.Counter, Count: int64(n), Sum: float64(n), Tags: map[string]string{"api": "A"}},
+			out = append(out, Window{Start: t0.Add(time.Duration(sec) * time.Second), Series: []Series{
+				{Metric: "http_req_duration", Kind: Trend, Count: int64(n), Hist: enc, Tags: map[string]string{"api": "A"}},
+				{Metric: "http_reqs", Kind: Counter, Count: int64(n), Sum: float64(n), Tags: map[string]string{"api": "A"}},
 			}})
 		}
 		return out

@@ -1,35 +1,24 @@
-package resilience
+// Package keys is the key streams: which keys a load's requests touch
+// (uniform, Zipf, a hot set, one bot key), drawn reproducibly from a seed.
+package keys
 
 import (
 	"fmt"
 	"math"
-	"math/bits"
-	"math/rand/v2"
+
+	"github.com/chaosrun/chaosrun/models/rng"
 )
-
-// rng is a seeded PCG generator; drawing from it does not allocate.
-type rng struct{ pcg rand.PCG }
-
-func newRNG(seed uint64) rng {
-	return rng{pcg: *rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)}
-}
-
-// float64 returns a uniform value in [0, 1).
-func (r *rng) float64() float64 { return float64(r.pcg.Uint64()>>11) * 0x1p-53 }
-
-// intn returns a value in [0, n), n > 0, by multiply-shift (bias < n/2^64).
-func (r *rng) intn(n uint64) uint64 {
-	hi, _ := bits.Mul64(r.pcg.Uint64(), n)
-	return hi
-}
 
 // Key stream kinds.
 const (
-	StreamUniform = "uniform"
-	StreamZipf    = "zipf"
-	StreamHotset  = "hotset"
-	StreamBot     = "bot"
+	Uniform = "uniform"
+	Zipf    = "zipf"
+	Hotset  = "hotset"
+	Bot     = "bot"
 )
+
+// Kinds lists the key stream kinds.
+var Kinds = []string{Uniform, Zipf, Hotset, Bot}
 
 // Key classes a stream reports for its last key.
 const (
@@ -38,8 +27,8 @@ const (
 	ClassBot  = "bot"
 )
 
-// StreamConfig describes a key stream.
-type StreamConfig struct {
+// Config describes a key stream.
+type Config struct {
 	Kind string
 	// N is the key space: keys are indices 0..N-1.
 	N uint64
@@ -57,19 +46,19 @@ type StreamConfig struct {
 }
 
 // Validate reports the first invalid field.
-func (c StreamConfig) Validate() error {
+func (c Config) Validate() error {
 	switch c.Kind {
-	case StreamUniform, StreamZipf, StreamHotset, StreamBot:
+	case Uniform, Zipf, Hotset, Bot:
 	default:
 		return fmt.Errorf("key stream %q: allowed: uniform, zipf, hotset, bot", c.Kind)
 	}
-	if c.Kind != StreamBot && (c.N < 1 || c.N > 1<<40) {
+	if c.Kind != Bot && (c.N < 1 || c.N > 1<<40) {
 		return fmt.Errorf("%s key stream: n %d: allowed 1..2^40", c.Kind, c.N)
 	}
-	if c.Kind == StreamZipf && (!(c.S > 0) || c.S > 20) {
+	if c.Kind == Zipf && (!(c.S > 0) || c.S > 20) {
 		return fmt.Errorf("zipf key stream: s %v: allowed (0, 20]", c.S)
 	}
-	if c.Kind == StreamHotset {
+	if c.Kind == Hotset {
 		if c.HotKeys < 1 || c.HotKeys > c.N {
 			return fmt.Errorf("hotset key stream: hot keys %d: allowed 1..n (%d)", c.HotKeys, c.N)
 		}
@@ -80,56 +69,74 @@ func (c StreamConfig) Validate() error {
 	return nil
 }
 
-// Stream draws key indices. Next does not allocate. Not safe for concurrent use.
+// Stream draws key indices. Next and At do not allocate; Next is not
+// safe for concurrent use.
 type Stream struct {
-	cfg  StreamConfig
-	rng  rng
+	cfg  Config
+	rng  rng.RNG
 	zipf zipf
+	// last is the key Next drew last.
 	last uint64
 }
 
-// NewStream returns a stream of cfg.
-func NewStream(cfg StreamConfig) (*Stream, error) {
+// New returns a stream of cfg.
+func New(cfg Config) (*Stream, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Stream{cfg: cfg, rng: newRNG(cfg.Seed)}
-	if cfg.Kind == StreamZipf {
+	s := &Stream{cfg: cfg, rng: rng.New(cfg.Seed)}
+	if cfg.Kind == Zipf {
 		s.zipf = newZipf(cfg.N, cfg.S)
 	}
 	return s, nil
 }
 
 // Config returns the stream's configuration.
-func (s *Stream) Config() StreamConfig { return s.cfg }
+func (s *Stream) Config() Config { return s.cfg }
 
 // Next returns the next key index.
 func (s *Stream) Next() uint64 {
-	var k uint64
-	switch s.cfg.Kind {
-	case StreamUniform:
-		k = s.rng.intn(s.cfg.N)
-	case StreamZipf:
-		k = s.zipf.sample(&s.rng)
-	case StreamHotset:
-		if s.rng.float64() < s.cfg.HotFraction || s.cfg.HotKeys == s.cfg.N {
-			k = s.rng.intn(s.cfg.HotKeys)
-		} else {
-			k = s.cfg.HotKeys + s.rng.intn(s.cfg.N-s.cfg.HotKeys)
-		}
-	case StreamBot:
-		k = s.cfg.Key
-	}
-	s.last = k
-	return k
+	s.last = s.draw(&s.rng)
+	return s.last
 }
 
-// Class returns the class of the last key: bot, hot or cold.
-func (s *Stream) Class() string {
+// At returns key index i of the stream's sequence without moving it: draw i
+// is the same whoever makes it and in whatever order, so shards of one load
+// that take disjoint draws together draw exactly what one engine would.
+// Unlike Next, it is safe for concurrent use.
+func (s *Stream) At(i uint64) uint64 {
+	if s.cfg.Kind == Bot {
+		return s.cfg.Key
+	}
+	r := rng.At(s.cfg.Seed, i)
+	return s.draw(&r)
+}
+
+func (s *Stream) draw(r *rng.RNG) uint64 {
+	switch s.cfg.Kind {
+	case Uniform:
+		return r.Intn(s.cfg.N)
+	case Zipf:
+		return s.zipf.sample(r)
+	case Hotset:
+		if r.Float64() < s.cfg.HotFraction || s.cfg.HotKeys == s.cfg.N {
+			return r.Intn(s.cfg.HotKeys)
+		}
+		return s.cfg.HotKeys + r.Intn(s.cfg.N-s.cfg.HotKeys)
+	}
+	return s.cfg.Key
+}
+
+// Class returns the class of the last key Next drew: bot, hot or cold.
+func (s *Stream) Class() string { return s.ClassOf(s.last) }
+
+// ClassOf returns the class of key index k in this stream: bot for a bot
+// stream, hot below HotKeys, else cold.
+func (s *Stream) ClassOf(k uint64) string {
 	switch {
-	case s.cfg.Kind == StreamBot:
+	case s.cfg.Kind == Bot:
 		return ClassBot
-	case s.last < s.cfg.HotKeys:
+	case k < s.cfg.HotKeys:
 		return ClassHot
 	}
 	return ClassCold
@@ -151,9 +158,9 @@ func newZipf(n uint64, s float64) zipf {
 }
 
 // sample returns a key index in [0, n): rank-1.
-func (z *zipf) sample(r *rng) uint64 {
+func (z *zipf) sample(r *rng.RNG) uint64 {
 	for {
-		u := z.hn + r.float64()*(z.hx1-z.hn)
+		u := z.hn + r.Float64()*(z.hx1-z.hn)
 		x := z.hIntegralInv(u)
 		k := math.Floor(x + 0.5)
 		if k < 1 {

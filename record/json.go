@@ -1,4 +1,4 @@
-package report
+package record
 
 import (
 	"bufio"
@@ -9,8 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
-	"github.com/chaosrun/chaosrun/record"
 )
 
 // windowsKey is where the windows go in the encoded record: encoding/json
@@ -21,14 +19,14 @@ var windowsKey = []byte(`"windows":null`)
 // WriteJSON writes the run record to path as compact JSON, creating its
 // folder. The windows are encoded one at a time as they are read from the
 // record, so a long run's record is never whole in memory.
-func WriteJSON(path string, r *record.Run) error {
+func WriteJSON(path string, r *Run) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("report: %w", err)
+		return fmt.Errorf("record: %w", err)
 	}
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return fmt.Errorf("record: %w", err)
 	}
 	err = EncodeJSON(f, r)
 	if cerr := f.Close(); err == nil {
@@ -39,14 +37,14 @@ func WriteJSON(path string, r *record.Run) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("report: write %s: %w", path, err)
+		return fmt.Errorf("record: write %s: %w", path, err)
 	}
 	return nil
 }
 
 // EncodeJSON writes the run record to w as compact JSON (indentation adds
 // 40% to a record of thousands of series) followed by a newline.
-func EncodeJSON(w io.Writer, r *record.Run) error {
+func EncodeJSON(w io.Writer, r *Run) error {
 	head := *r
 	head.Windows, head.Source = nil, nil
 	b, err := json.Marshal(&head)
@@ -61,7 +59,7 @@ func EncodeJSON(w io.Writer, r *record.Run) error {
 	bw.Write(b[:at])
 	bw.WriteString(`"windows":[`)
 	first := true
-	err = r.EachWindow(func(win record.Window) error {
+	err = r.EachWindow(func(win Window) error {
 		wb, err := json.Marshal(win)
 		if err != nil {
 			return fmt.Errorf("encode window %s: %w", win.Start, err)
@@ -83,14 +81,14 @@ func EncodeJSON(w io.Writer, r *record.Run) error {
 }
 
 // ReadJSON reads a run record written by WriteJSON, windows and all.
-func ReadJSON(path string) (*record.Run, error) {
+func ReadJSON(path string) (*Run, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("record: %w", err)
 	}
-	var r record.Run
+	var r Run
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("report: %s: %w", path, err)
+		return nil, fmt.Errorf("record: %s: %w", path, err)
 	}
 	if err := checkSchema(path, &r); err != nil {
 		return nil, err
@@ -102,10 +100,10 @@ func ReadJSON(path string) (*record.Run, error) {
 // the record's Source reads them from the file each time they are asked
 // for, one at a time. For records kept around while others are made (a
 // catalog's combined report).
-func OpenJSON(path string) (*record.Run, error) {
+func OpenJSON(path string) (*Run, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return nil, fmt.Errorf("record: %w", err)
 	}
 	defer f.Close()
 	head := map[string]json.RawMessage{}
@@ -118,7 +116,7 @@ func OpenJSON(path string) (*record.Run, error) {
 		head[key] = raw
 		return err
 	})
-	var r record.Run
+	var r Run
 	if err == nil {
 		var b []byte
 		if b, err = json.Marshal(head); err == nil {
@@ -126,7 +124,7 @@ func OpenJSON(path string) (*record.Run, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("report: %s: %w", path, err)
+		return nil, fmt.Errorf("record: %s: %w", path, err)
 	}
 	if err := checkSchema(path, &r); err != nil {
 		return nil, err
@@ -135,9 +133,9 @@ func OpenJSON(path string) (*record.Run, error) {
 	return &r, nil
 }
 
-func checkSchema(path string, r *record.Run) error {
-	if r.SchemaVersion != record.SchemaVersion {
-		return fmt.Errorf("report: %s: run record schema version %d (this chaosrun reads %d)", path, r.SchemaVersion, record.SchemaVersion)
+func checkSchema(path string, r *Run) error {
+	if r.SchemaVersion != SchemaVersion {
+		return fmt.Errorf("record: %s: run record schema version %d (this chaosrun reads %d)", path, r.SchemaVersion, SchemaVersion)
 	}
 	return nil
 }
@@ -146,10 +144,10 @@ func checkSchema(path string, r *record.Run) error {
 type fileWindows string
 
 // EachWindow decodes the file's windows one at a time.
-func (p fileWindows) EachWindow(fn func(record.Window) error) error {
+func (p fileWindows) EachWindow(fn func(Window) error) error {
 	f, err := os.Open(string(p))
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return fmt.Errorf("record: %w", err)
 	}
 	defer f.Close()
 	err = scanRecord(bufio.NewReaderSize(f, 64<<10), func(key string, dec *json.Decoder) error {
@@ -160,7 +158,7 @@ func (p fileWindows) EachWindow(fn func(record.Window) error) error {
 			return err
 		}
 		for dec.More() {
-			var w record.Window
+			var w Window
 			if err := dec.Decode(&w); err != nil {
 				return err
 			}
@@ -175,7 +173,7 @@ func (p fileWindows) EachWindow(fn func(record.Window) error) error {
 		return stop.err
 	}
 	if err != nil {
-		return fmt.Errorf("report: %s: %w", string(p), err)
+		return fmt.Errorf("record: %s: %w", string(p), err)
 	}
 	return nil
 }

@@ -1,11 +1,10 @@
-package stream
+package record
 
 import (
 	"bytes"
 	"compress/zlib"
 	"encoding/base64"
 	"encoding/binary"
-	"math"
 	"testing"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -82,56 +81,28 @@ func TestHistCount(t *testing.T) {
 	}
 }
 
-// TestHistSum: adding encodings gives what merging the decoded histograms
-// gives, for one parameter set and across two; a bad encoding changes
-// nothing.
-func TestHistSum(t *testing.T) {
-	narrow := func() *hdrhistogram.Histogram { return hdrhistogram.New(1, 10_000_000, 2) }
-	cases := []struct {
-		name  string
-		hists []func() *hdrhistogram.Histogram
-	}{
-		{"one parameter set", []func() *hdrhistogram.Histogram{NewHist, NewHist, NewHist}},
-		{"a narrower one first", []func() *hdrhistogram.Histogram{narrow, NewHist, NewHist}},
-		{"a narrower one later", []func() *hdrhistogram.Histogram{NewHist, narrow, NewHist}},
+// TestHistRoundTrip: a histogram decodes to what was encoded; bad
+// encodings are refused.
+func TestHistRoundTrip(t *testing.T) {
+	h := NewHist()
+	for v := int64(1); v < 1e9; v *= 3 {
+		_ = h.RecordValue(v)
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var sum HistSum
-			want := NewHist()
-			for i, mk := range tc.hists {
-				h := mk()
-				for v := int64(i + 1); v < 5_000_000; v = v*2 + int64(i) {
-					h.RecordValues(v, int64(i)+1)
-				}
-				want.Merge(h)
-				enc, err := EncodeHist(h)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := sum.AddEncoded(enc); err != nil {
-					t.Fatal(err)
-				}
-				if err := sum.AddEncoded("bad"); err == nil {
-					t.Fatal("AddEncoded(bad): no error")
-				}
-			}
-			got := sum.Histogram()
-			if got.TotalCount() != want.TotalCount() {
-				t.Fatalf("total %d, want %d", got.TotalCount(), want.TotalCount())
-			}
-			for _, q := range []float64{1, 50, 90, 99, 99.9, 100} {
-				g, w := got.ValueAtQuantile(q), want.ValueAtQuantile(q)
-				// The narrow histogram has two significant figures.
-				if math.Abs(float64(g-w)) > 0.01*float64(w) {
-					t.Errorf("p%v = %d, want %d", q, g, w)
-				}
-			}
-		})
+	enc, err := EncodeHist(h)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var empty HistSum
-	if empty.Histogram() != nil {
-		t.Error("an empty sum has a histogram")
+	back, err := DecodeHist(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Equals(h) {
+		t.Fatal("histogram changed on the round trip")
+	}
+	for _, bad := range []string{"", "!!", "AAAAAAAAAAAA", enc[:len(enc)/2]} {
+		if _, err := DecodeHist(bad); err == nil {
+			t.Errorf("DecodeHist(%q): want an error", bad)
+		}
 	}
 }
 

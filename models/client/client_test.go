@@ -1,4 +1,4 @@
-package resilience
+package client
 
 import (
 	"context"
@@ -23,9 +23,9 @@ func (f *fakeClock) sleep(_ context.Context, d time.Duration) error {
 }
 
 // testClient returns a client of cfg on a fake clock.
-func testClient(t *testing.T, cfg ModelConfig) (*Client, *fakeClock) {
+func testClient(t *testing.T, cfg Config) (*Client, *fakeClock) {
 	t.Helper()
-	c, err := NewClient(cfg, 42)
+	c, err := New(cfg, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,17 +332,17 @@ func TestClassify(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	mod := func(f func(*ModelConfig)) ModelConfig { c := Defaults(ModelSmart); f(&c); return c }
+	mod := func(f func(*Config)) Config { c := Defaults(ModelSmart); f(&c); return c }
 	tests := []struct {
-		cfg  ModelConfig
+		cfg  Config
 		want string
 	}{
 		{Defaults("eager"), "allowed: naive, backoff, budgeted, smart"},
-		{mod(func(c *ModelConfig) { c.Retries = -1 }), "retries -1"},
-		{mod(func(c *ModelConfig) { c.BudgetRatio = -0.5 }), "budget ratio"},
-		{mod(func(c *ModelConfig) { c.BudgetWindow = time.Millisecond }), "budget window"},
-		{mod(func(c *ModelConfig) { c.BreakerFailures = 0 }), "breaker failures"},
-		{mod(func(c *ModelConfig) { c.Deadline = -time.Second }), "deadline"},
+		{mod(func(c *Config) { c.Retries = -1 }), "retries -1"},
+		{mod(func(c *Config) { c.BudgetRatio = -0.5 }), "budget ratio"},
+		{mod(func(c *Config) { c.BudgetWindow = time.Millisecond }), "budget window"},
+		{mod(func(c *Config) { c.BreakerFailures = 0 }), "breaker failures"},
+		{mod(func(c *Config) { c.Deadline = -time.Second }), "deadline"},
 	}
 	for _, tt := range tests {
 		err := tt.cfg.Validate()

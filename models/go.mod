@@ -1,0 +1,3 @@
+module github.com/chaosrun/chaosrun/models
+
+go 1.26.0

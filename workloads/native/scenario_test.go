@@ -1,0 +1,110 @@
+package native
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/chaosrun/chaosrun/scenario"
+)
+
+// loadExample loads the catalog's native example with overrides, without
+// its assertions (their windows need the whole run).
+func loadExample(t *testing.T, sets ...string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Load("../../scenarios/examples/bank-slow-vault-native.yaml", scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Assertions = nil
+	if err := scenario.Apply(sc, sets); err != nil {
+		t.Fatal(err)
+	}
+	if err := scenario.Validate(sc, scenario.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// TestFromScenario runs the native example, shortened, against a server
+// that plays the bank: the streams, bodies, keys and tags arrive as declared.
+func TestFromScenario(t *testing.T) {
+	var s seen
+	srv := recordingServer(t, &s, nil)
+	sc := loadExample(t, "workload.duration=2s", "faults.slow-vault.start=500ms", "faults.slow-vault.duration=1s")
+	spec, err := FromScenario(sc, func(service string) ([]string, error) {
+		if service != "bank" {
+			return nil, errors.New("no such service")
+		}
+		return []string{srv.URL}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.Streams) != 2 || spec.Streams[0].Name != "check" || spec.Streams[1].Name != "cash" || spec.Seed != 7 {
+		t.Fatalf("spec streams %+v", spec.Streams)
+	}
+	if a, b := spec.Streams[0].Keys["account"].Seed, spec.Streams[1].Keys["account"].Seed; a == b {
+		t.Errorf("both streams' keys have seed %d", a)
+	}
+	sum := runToStream(t, spec, Shard{})
+	for api, want := range map[string]float64{"TransactCheck": 200, "TransactCash": 80} {
+		if _, n := total(sum, "http_reqs", map[string]string{"api": api, "name": api, "method": "POST", "status": "200"}); n != want {
+			t.Errorf("%s: %v requests, want %v", api, n, want)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, p := range s.paths {
+		b := s.bodies[i]
+		if (p != "/transact/check" && p != "/transact/cash") || !strings.Contains(b, `"account":"acct-`) || !strings.Contains(b, `"idempotency_key":"Transact`) {
+			t.Fatalf("request %s %s", p, b)
+		}
+		if s.headers[i].Get("Content-Type") != "application/json" {
+			t.Fatalf("content type %q", s.headers[i].Get("Content-Type"))
+		}
+	}
+	if _, err := FromScenario(sc, func(string) ([]string, error) { return nil, errors.New("down") }); err == nil {
+		t.Error("a target without URLs: want an error")
+	}
+}
+
+// TestFromScenarioK6 refuses a k6 workload.
+func TestFromScenarioK6(t *testing.T) {
+	sc, err := scenario.Load("../../scenarios/bank-slow-vault.yaml", scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FromScenario(sc, func(string) ([]string, error) { return []string{"http://x"}, nil }); err == nil || !strings.Contains(err.Error(), "engine k6") {
+		t.Errorf("err = %v, want one naming engine k6", err)
+	}
+}
+
+// TestSpecJSON checks that a spec survives JSON, as a harness hands it to
+// a load process.
+func TestSpecJSON(t *testing.T) {
+	sc, err := scenario.Load("../../scenario/testdata/good/native.yaml", scenario.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := FromScenario(sc, func(s string) ([]string, error) { return []string{"http://" + s + ".test:80"}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Spec
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, spec) {
+		t.Errorf("spec changed through JSON:\n%+v\n%+v", back, spec)
+	}
+	if err := back.Validate(); err != nil {
+		t.Error(err)
+	}
+}
