@@ -8,7 +8,7 @@ PKG_TIMEOUT ?= 60m
 
 FUZZTIME ?= 30s
 
-.PHONY: test deps lint lint-workflows test-main test-ext fuzz reliability dist
+.PHONY: test deps lint lint-workflows test-main test-ext fuzz reliability dist extension-tags
 
 # Every test, nothing skipped: deps first installs what the tests need (or
 # fails at once naming the command), and CI=true makes a test whose tool or
@@ -48,6 +48,7 @@ test-ext:
 FUZZ_TARGETS = \
   ./scenario:FuzzParse \
   ./scenario:FuzzWorkload \
+  ./workloads/k6run:FuzzParseOptions \
   ./compose:FuzzImport \
   ./assertions:FuzzParseCheck \
   ./workloads/stream:FuzzDecode \
@@ -84,3 +85,12 @@ dist:
 	cd tools/goreleaser && $(GO_NOWORK) build -o ../../bin/goreleaser github.com/goreleaser/goreleaser/v2
 	bin/goreleaser release --snapshot --clean
 	cd dist && sha256sum -c checksums.txt
+
+# The git tags that release the extension by version (xk6-resilience/README.md,
+# "By version"): models/vA.B.C for the models version its go.mod requires (when it
+# requires one), then xk6-resilience/vX.Y.Z from its Version constant.
+extension-tags:
+	@v=$$(sed -n 's/^const Version = "\(v[0-9][0-9.]*\)"$$/\1/p' xk6-resilience/resilience.go); \
+	  test -n "$$v" || { echo "no Version constant in xk6-resilience/resilience.go" >&2; exit 1; }; \
+	  awk '{for (i = 1; i < NF; i++) if ($$i == "github.com/chaosrun/chaosrun/models") print "git tag models/" $$(i+1)}' xk6-resilience/go.mod; \
+	  echo "git tag xk6-resilience/$$v"

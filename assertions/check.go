@@ -1,6 +1,7 @@
-// Package assertions is the assertion language — k6-threshold-like checks
-// over a metric selector and a window of the run — and its evaluation over
-// a run record. It reads the run record only.
+// Package assertions is the assertion language — k6's threshold grammar,
+// with units, baselines and windows added, over a metric selector and a
+// window of the run — and its evaluation over a run record, after the run
+// or live while it runs. It reads the run record only.
 package assertions
 
 import (
@@ -12,7 +13,7 @@ import (
 	"github.com/chaosrun/chaosrun/record"
 )
 
-var aggNames = []string{"p(N)", record.AggMed, record.AggAvg, record.AggMin, record.AggMax, record.AggCount, record.AggRate, record.AggSum}
+var aggNames = []string{"p(N)", record.AggMed, record.AggAvg, record.AggMin, record.AggMax, record.AggCount, record.AggRate, record.AggValue, record.AggSum}
 
 // Op is a comparison operator.
 type Op string
@@ -24,7 +25,9 @@ const (
 	OpGT Op = ">"
 	OpGE Op = ">="
 	OpEQ Op = "=="
-	OpNE Op = "!="
+	// OpSEQ is k6's "===", the same as "==" for numbers.
+	OpSEQ Op = "==="
+	OpNE  Op = "!="
 )
 
 // Holds reports whether "a op b" is true; it is false when either is NaN.
@@ -41,7 +44,7 @@ func (o Op) Holds(a, b float64) bool {
 		return a > b
 	case OpGE:
 		return a >= b
-	case OpEQ:
+	case OpEQ, OpSEQ:
 		return a == b
 	case OpNE:
 		return a != b
@@ -89,10 +92,14 @@ func (e *ParseError) Error() string { return fmt.Sprintf("column %d: %s", e.Col,
 // unitMillis converts duration units to milliseconds, k6's unit for time.
 var unitMillis = map[string]float64{"us": 0.001, "ms": 1, "s": 1000, "m": 60_000}
 
-const opList = "<, <=, >, >=, ==, !="
+const opList = "<, <=, >, >=, ==, ===, !="
 
-// ParseCheck parses a check such as "p(99) < 250ms", "rate < 0.01" or
-// "p(99.9) <= 1.5 * baseline + 20ms".
+// ParseCheck parses a check: k6's threshold grammar ("p(95)<200",
+// "rate<0.01", "value===0"; every aggregation, every operator), with
+// chaosrun's extensions: duration units ("p(99) < 250ms"), a baseline
+// ("p(99.9) <= 1.5 * baseline + 20ms") and sum, plus count and rate for
+// every kind. Which aggregation a metric allows is checked when it is
+// evaluated (its kind is known then).
 func ParseCheck(s string) (Check, error) {
 	p := &parser{lex: lexer{src: s}}
 	p.next()
@@ -143,7 +150,7 @@ func (p *parser) agg() (record.Agg, error) {
 	}
 	name := p.tok.text
 	switch name {
-	case record.AggMed, record.AggAvg, record.AggMin, record.AggMax, record.AggCount, record.AggRate, record.AggSum:
+	case record.AggMed, record.AggAvg, record.AggMin, record.AggMax, record.AggCount, record.AggRate, record.AggSum, record.AggValue:
 		p.next()
 		return record.Agg{Func: name}, nil
 	case record.AggP:
@@ -156,11 +163,11 @@ func (p *parser) agg() (record.Agg, error) {
 	}
 	p.next()
 	if p.tok.kind != tNum {
-		return record.Agg{}, p.expected("a percentile in (0, 100]")
+		return record.Agg{}, p.expected("a percentile in [0, 100]")
 	}
 	n, col := p.tok.num, p.tok.col
-	if !(n > 0 && n <= 100) {
-		return record.Agg{}, &ParseError{Col: col, Msg: fmt.Sprintf("expected a percentile in (0, 100], found %s", p.tok.text)}
+	if !(n >= 0 && n <= 100) {
+		return record.Agg{}, &ParseError{Col: col, Msg: fmt.Sprintf("expected a percentile in [0, 100], found %s", p.tok.text)}
 	}
 	p.next()
 	if p.tok.kind != tRParen {
@@ -227,8 +234,11 @@ func (p *parser) offset(c *Check) error {
 func (p *parser) value(agg record.Agg) (v float64, isDur bool, col int, err error) {
 	sign := 1.0
 	col = p.tok.col
-	if p.tok.kind == tMinus {
+	switch p.tok.kind {
+	case tMinus:
 		sign = -1
+		p.next()
+	case tPlus:
 		p.next()
 	}
 	if p.tok.kind != tNum {

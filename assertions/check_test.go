@@ -32,6 +32,17 @@ func TestParseCheck(t *testing.T) {
 		{"p(99) < 1.2*baseline+0.1s", Check{Agg: record.Agg{Func: record.AggP, P: 99}, Op: OpLT, Baseline: true, K: 1.2, X: 100, Duration: true}},
 		{"rate <= baseline - 0.01", Check{Agg: record.Agg{Func: record.AggRate}, Op: OpLE, Baseline: true, K: 1, X: -0.01}},
 		{"  avg   >   baseline * 0.5 + 3  ", Check{Agg: record.Agg{Func: record.AggAvg}, Op: OpGT, Baseline: true, K: 0.5, X: 3}},
+		// k6's grammar as k6 writes it: no spaces, every operator, value,
+		// p(0), exponents and signs (k6 reads values with ParseFloat).
+		{"p(95)<200", Check{Agg: record.Agg{Func: record.AggP, P: 95}, Op: OpLT, K: 1, X: 200}},
+		{"p(0)>=0", Check{Agg: record.Agg{Func: record.AggP, P: 0}, Op: OpGE, K: 1}},
+		{"value===0", Check{Agg: record.Agg{Func: record.AggValue}, Op: OpSEQ, K: 1}},
+		{"value==1", Check{Agg: record.Agg{Func: record.AggValue}, Op: OpEQ, K: 1, X: 1}},
+		{"count!=3", Check{Agg: record.Agg{Func: record.AggCount}, Op: OpNE, K: 1, X: 3}},
+		{"med<=1e3", Check{Agg: record.Agg{Func: record.AggMed}, Op: OpLE, K: 1, X: 1000}},
+		{"rate>2.5E-1", Check{Agg: record.Agg{Func: record.AggRate}, Op: OpGT, K: 1, X: 0.25}},
+		{"min>+5", Check{Agg: record.Agg{Func: record.AggMin}, Op: OpGT, K: 1, X: 5}},
+		{"max < 1e3ms", Check{Agg: record.Agg{Func: record.AggMax}, Op: OpLT, K: 1, X: 1000, Duration: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
@@ -55,16 +66,19 @@ func TestParseCheckErrors(t *testing.T) {
 		in   string
 		want string
 	}{
-		{"", `column 1: expected an aggregation (p(N), med, avg, min, max, count, rate, sum), found the end`},
-		{"p99 < 5", `column 1: expected an aggregation (p(N), med, avg, min, max, count, rate, sum), found "p99"`},
+		{"", `column 1: expected an aggregation (p(N), med, avg, min, max, count, rate, value, sum), found the end`},
+		{"p99 < 5", `column 1: expected an aggregation (p(N), med, avg, min, max, count, rate, value, sum), found "p99"`},
 		{"p[99] < 5", `column 2: expected "(" after p, found "["`},
-		{"p() < 5", `column 3: expected a percentile in (0, 100], found ")"`},
-		{"p(0) < 5", `column 3: expected a percentile in (0, 100], found 0`},
-		{"p(100.5) < 5", `column 3: expected a percentile in (0, 100], found 100.5`},
+		{"p() < 5", `column 3: expected a percentile in [0, 100], found ")"`},
+		{"p(100.5) < 5", `column 3: expected a percentile in [0, 100], found 100.5`},
+		{"value ==== 5", `column 10: expected a number, a duration (e.g. 250ms) or baseline, found "="`},
+		{"avg < 2e", `column 8: expected a duration unit (us, ms, s, m), found "e"`},
+		{"avg < 1e400", `column 7: expected a number, a duration (e.g. 250ms) or baseline, found "1e400"`},
+		{"values < 5", `column 1: expected an aggregation (p(N), med, avg, min, max, count, rate, value, sum), found "values"`},
 		{"p(99 < 5", `column 6: expected ")", found "<"`},
-		{"p(99) => 5", `column 7: expected a comparison operator (<, <=, >, >=, ==, !=), found "="`},
-		{"p(99) = 5", `column 7: expected a comparison operator (<, <=, >, >=, ==, !=), found "="`},
-		{"avg 5", `column 5: expected a comparison operator (<, <=, >, >=, ==, !=), found "5"`},
+		{"p(99) => 5", `column 7: expected a comparison operator (<, <=, >, >=, ==, ===, !=), found "="`},
+		{"p(99) = 5", `column 7: expected a comparison operator (<, <=, >, >=, ==, ===, !=), found "="`},
+		{"avg 5", `column 5: expected a comparison operator (<, <=, >, >=, ==, ===, !=), found "5"`},
 		{"avg <", `column 6: expected a number, a duration (e.g. 250ms) or baseline, found the end`},
 		{"avg < 5parsecs", `column 8: expected a duration unit (us, ms, s, m), found "parsecs"`},
 		{"avg < 5 5", `column 9: expected the end of the check, found "5"`},
@@ -112,6 +126,7 @@ func TestCheckBoundAndOps(t *testing.T) {
 		{OpLT, 1, 2, true}, {OpLT, 2, 2, false}, {OpLE, 2, 2, true}, {OpGT, 3, 2, true},
 		{OpGE, 2, 2, true}, {OpGE, 1, 2, false}, {OpEQ, 0, 0, true}, {OpNE, 0, 0, false},
 		{OpNE, math.NaN(), 0, false}, {OpLT, math.NaN(), 1, false},
+		{OpSEQ, 2, 2, true}, {OpSEQ, 2, 3, false}, {OpSEQ, math.NaN(), math.NaN(), false},
 	}
 	for _, o := range ops {
 		if got := o.op.Holds(o.a, o.b); got != o.want {
@@ -121,7 +136,7 @@ func TestCheckBoundAndOps(t *testing.T) {
 }
 
 func FuzzParseCheck(f *testing.F) {
-	for _, s := range []string{"p(99) < 250ms", "rate < 0.01", "p(99) < 1.5 * baseline + 2ms", "count == 0", "avg<baseline*2", "p(", "é", "min > -5"} {
+	for _, s := range []string{"p(99) < 250ms", "rate < 0.01", "p(99) < 1.5 * baseline + 2ms", "count == 0", "avg<baseline*2", "p(", "é", "min > -5", "value===1e3", "p(0)<+2E-3"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -136,7 +151,7 @@ func FuzzParseCheck(f *testing.F) {
 		if c.Src != s || c.Op == "" || c.Agg.Func == "" || math.IsNaN(c.X) || math.IsInf(c.X, 0) {
 			t.Fatalf("ParseCheck(%q) = %+v: malformed result", s, c)
 		}
-		if c.Agg.Func == record.AggP && !(c.Agg.P > 0 && c.Agg.P <= 100) {
+		if c.Agg.Func == record.AggP && !(c.Agg.P >= 0 && c.Agg.P <= 100) {
 			t.Fatalf("ParseCheck(%q): percentile %v out of range", s, c.Agg.P)
 		}
 		// Re-parsing the canonical form gives the same check.

@@ -30,7 +30,7 @@ func Evaluate(run *record.Run, defs []scenario.Assertion) []record.Verdict {
 			continue
 		}
 		for _, chk := range def.Checks {
-			out = append(out, evalCheck(run, def, chk))
+			out = append(out, evalCheck(run, def, chk.Threshold))
 		}
 	}
 	return out

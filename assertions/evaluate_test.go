@@ -108,7 +108,7 @@ func TestEvaluateWindows(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			def := scenario.Assertion{Name: "a", Metric: "sec", Window: tc.window, Settle: scenario.Duration(tc.settle),
-				Checks: []string{"sum == " + formatNum(sumTo(tc.first, tc.last)), "count >= 0"}}
+				Checks: scenario.Checks("sum == "+formatNum(sumTo(tc.first, tc.last)), "count >= 0")}
 			vs := Evaluate(run, []scenario.Assertion{def})
 			if len(vs) != 2 {
 				t.Fatalf("got %d verdicts, want 2", len(vs))
@@ -137,19 +137,19 @@ func TestEvaluateExactBoundaries(t *testing.T) {
 		"after slow":  sumTo(40, 59),
 	}
 	for w, want := range cases {
-		v := Evaluate(run, []scenario.Assertion{{Name: "a", Metric: "sec", Window: w, Checks: []string{"sum == 0"}}})[0]
+		v := Evaluate(run, []scenario.Assertion{{Name: "a", Metric: "sec", Window: w, Checks: scenario.Checks("sum == 0")}})[0]
 		if v.Observed != want {
 			t.Errorf("%s: sum = %v, want %v", w, v.Observed, want)
 		}
 	}
 	// A settle of 999ms still excludes window 20; 0 includes it.
 	v := Evaluate(run, []scenario.Assertion{{Name: "a", Metric: "sec", Window: "during slow",
-		Settle: scenario.Duration(999 * time.Millisecond), Checks: []string{"min >= 0"}}})
+		Settle: scenario.Duration(999 * time.Millisecond), Checks: scenario.Checks("min >= 0")}})
 	if v[0].Error == "" {
 		t.Errorf("min on a counter: want an error, got %+v", v[0])
 	}
 	v = Evaluate(run, []scenario.Assertion{{Name: "a", Metric: "sec", Window: "during slow",
-		Settle: scenario.Duration(999 * time.Millisecond), Checks: []string{"sum == 0"}}})
+		Settle: scenario.Duration(999 * time.Millisecond), Checks: scenario.Checks("sum == 0")}})
 	if v[0].Observed != sumTo(21, 39) {
 		t.Errorf("settle 999ms: sum = %v, want %v", v[0].Observed, sumTo(21, 39))
 	}
@@ -181,10 +181,13 @@ func TestEvaluateChecks(t *testing.T) {
 		{"counter rate with settle", "http_reqs", "during slow", "rate >= 10", 10, 10, "", 190, true},
 		{"negated tag", "http_req_duration{api:!A}", "whole", "max < 21", 20, 21, "ms", 240, true},
 		{"duration unit on custom metric", "sec", "whole", "sum < 1s", sumTo(0, 59), 1000, "ms", 60, false},
+		{"k6: no spaces, ===", "http_reqs{api:A}", "whole", "count===600", 600, 600, "", 600, true},
+		{"k6: p(0) is the minimum", "http_req_duration{api:A}", "whole", "p(0)>=10", 10, 10, "ms", 600, true},
+		{"k6: exponent", "http_req_duration{api:A}", "during slow", "p(95)<1e2", 100, 100, "ms", 190, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := Evaluate(run, []scenario.Assertion{{Name: "a", Metric: tc.metric, Window: tc.window, Checks: []string{tc.check}}})[0]
+			v := Evaluate(run, []scenario.Assertion{{Name: "a", Metric: tc.metric, Window: tc.window, Checks: scenario.Checks(tc.check)}})[0]
 			if v.Error != "" {
 				t.Fatalf("unexpected error: %s", v.Error)
 			}
@@ -208,32 +211,32 @@ func TestEvaluateErrors(t *testing.T) {
 		def  scenario.Assertion
 		want string
 	}{
-		{"missing fault", run, scenario.Assertion{Metric: "sec", Window: "during vault-down", Checks: []string{"sum > 0"}},
+		{"missing fault", run, scenario.Assertion{Metric: "sec", Window: "during vault-down", Checks: scenario.Checks("sum > 0")},
 			"fault vault-down was never applied"},
-		{"failed fault", failed, scenario.Assertion{Metric: "sec", Window: "during slow", Checks: []string{"sum > 0"}},
+		{"failed fault", failed, scenario.Assertion{Metric: "sec", Window: "during slow", Checks: scenario.Checks("sum > 0")},
 			"fault slow was never applied: apply: HTTP 500: boom"},
-		{"baseline of a failed fault", failed, scenario.Assertion{Metric: "sec", Checks: []string{"sum < baseline"}},
+		{"baseline of a failed fault", failed, scenario.Assertion{Metric: "sec", Checks: scenario.Checks("sum < baseline")},
 			"baseline: window \"before\" refers to the first fault, but no fault was applied"},
-		{"no samples: unknown metric", run, scenario.Assertion{Metric: "nope", Checks: []string{"count == 0"}},
+		{"no samples: unknown metric", run, scenario.Assertion{Metric: "nope", Checks: scenario.Checks("count == 0")},
 			"no samples of nope in whole"},
-		{"no samples: tag filter", run, scenario.Assertion{Metric: "http_reqs{api:C}", Window: "during slow", Settle: scenario.Duration(time.Second), Checks: []string{"count == 0"}},
+		{"no samples: tag filter", run, scenario.Assertion{Metric: "http_reqs{api:C}", Window: "during slow", Settle: scenario.Duration(time.Second), Checks: scenario.Checks("count == 0")},
 			"no samples of http_reqs{api:C} in during slow +1s settle"},
-		{"no samples: settle past the end", run, scenario.Assertion{Metric: "sec", Window: "during slow", Settle: scenario.Duration(30 * time.Second), Checks: []string{"sum >= 0"}},
+		{"no samples: settle past the end", run, scenario.Assertion{Metric: "sec", Window: "during slow", Settle: scenario.Duration(30 * time.Second), Checks: scenario.Checks("sum >= 0")},
 			"no samples of sec in during slow +30s settle"},
-		{"bad check", run, scenario.Assertion{Metric: "sec", Checks: []string{"p(99) =< 5"}},
+		{"bad check", run, scenario.Assertion{Metric: "sec", Checks: scenario.Checks("p(99) =< 5")},
 			`check "p(99) =< 5": column 7: expected a comparison operator`},
-		{"bad metric", run, scenario.Assertion{Metric: "sec{", Checks: []string{"sum > 0"}},
+		{"bad metric", run, scenario.Assertion{Metric: "sec{", Checks: scenario.Checks("sum > 0")},
 			`metric "sec{": column 5: expected a tag name`},
-		{"bad window", run, scenario.Assertion{Metric: "sec", Window: "amid slow", Checks: []string{"sum > 0"}},
+		{"bad window", run, scenario.Assertion{Metric: "sec", Window: "amid slow", Checks: scenario.Checks("sum > 0")},
 			`window "amid slow": column 1: expected whole`},
-		{"agg not for kind", run, scenario.Assertion{Metric: "http_req_failed", Checks: []string{"p(99) < 1"}},
+		{"agg not for kind", run, scenario.Assertion{Metric: "http_req_failed", Checks: scenario.Checks("p(99) < 1")},
 			"p(99) is not defined for http_req_failed, a rate metric (allowed: rate, avg, count, sum)"},
-		{"mixed kinds", mixedRun(t), scenario.Assertion{Metric: "x", Checks: []string{"count > 0"}},
+		{"mixed kinds", mixedRun(t), scenario.Assertion{Metric: "x", Checks: scenario.Checks("count > 0")},
 			"x matches series of kinds counter and trend; narrow the tag filter"},
-		{"no baseline window", nofaults, scenario.Assertion{Metric: "sec", Checks: []string{"sum < 2 * baseline"}},
+		{"no baseline window", nofaults, scenario.Assertion{Metric: "sec", Checks: scenario.Checks("sum < 2 * baseline")},
 			"baseline: window \"before\" refers to the first fault, but no fault was applied"},
 		{"no checks", run, scenario.Assertion{Metric: "sec"}, "assertion has no checks"},
-		{"corrupt histogram", corruptRun(t), scenario.Assertion{Metric: "d", Checks: []string{"p(50) < 1"}}, "bad histogram"},
+		{"corrupt histogram", corruptRun(t), scenario.Assertion{Metric: "d", Checks: scenario.Checks("p(50) < 1")}, "bad histogram"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -266,11 +269,11 @@ func TestEvaluateBaselineWindow(t *testing.T) {
 	run := testRun(t, 20.3, 40.2)
 	// Against the "after" window the slow api's p99 is 10ms again.
 	v := Evaluate(run, []scenario.Assertion{{Name: "a", Metric: "http_req_duration{api:A}", Window: "during slow",
-		Baseline: "after slow", Checks: []string{"p(99) > 5 * baseline"}}})[0]
+		Baseline: "after slow", Checks: scenario.Checks("p(99) > 5 * baseline")}})[0]
 	if v.Error != "" || !v.Pass || v.Bound != 50 {
 		t.Errorf("verdict %+v, want a pass with bound 50", v)
 	}
-	v = Evaluate(run, []scenario.Assertion{{Name: "a", Metric: "sec", Baseline: "during nope", Checks: []string{"sum > baseline"}}})[0]
+	v = Evaluate(run, []scenario.Assertion{{Name: "a", Metric: "sec", Baseline: "during nope", Checks: scenario.Checks("sum > baseline")}})[0]
 	if v.Pass || v.Error != "baseline: fault nope was never applied" {
 		t.Errorf("verdict %+v", v)
 	}
@@ -292,7 +295,7 @@ func TestQuantilesFromMergedWindows(t *testing.T) {
 	slices.Sort(all)
 	for _, q := range []float64{1, 50, 90, 99, 99.9, 100} {
 		exact := all[int(math.Ceil(q/100*float64(len(all))))-1]
-		v := Evaluate(run, []scenario.Assertion{{Name: "q", Metric: "d", Checks: []string{"p(" + formatNum(q) + ") > 0"}}})[0]
+		v := Evaluate(run, []scenario.Assertion{{Name: "q", Metric: "d", Checks: scenario.Checks("p(" + formatNum(q) + ") > 0")}})[0]
 		if v.Error != "" {
 			t.Fatal(v.Error)
 		}
@@ -301,6 +304,73 @@ func TestQuantilesFromMergedWindows(t *testing.T) {
 		}
 		if v.Samples != int64(len(all)) {
 			t.Errorf("Samples = %d", v.Samples)
+		}
+	}
+}
+
+// TestEvaluateK6Grammar: a gauge's value is its last value, and window
+// "all" takes the partial first and last seconds that "whole" leaves out.
+func TestEvaluateK6Grammar(t *testing.T) {
+	run := &record.Run{Start: at(0.4), End: at(2.5)}
+	for i, last := range []float64{7, 3, 5} {
+		run.Windows = append(run.Windows, record.Window{Start: at(float64(i)), Series: []record.Series{
+			{Metric: "vus", Kind: record.Gauge, Count: 2, Min: 1, Max: 9, Last: last},
+			{Metric: "http_reqs", Kind: record.Counter, Count: 10, Sum: 10},
+		}})
+	}
+	tests := []struct {
+		metric, window, check string
+		observed              float64
+		samples               int64
+	}{
+		{"vus", "all", "value == 5", 5, 6},
+		{"vus", "whole", "value == 3", 3, 2},
+		{"vus", "all", "max == 9", 9, 6},
+		{"http_reqs", "all", "count == 30", 30, 30},
+		{"http_reqs", "whole", "count == 10", 10, 10},
+		{"http_reqs", "all", "rate == 10", 10, 30},
+	}
+	for _, tc := range tests {
+		v := Evaluate(run, []scenario.Assertion{{Name: "a", Metric: tc.metric, Window: tc.window, Checks: scenario.Checks(tc.check)}})[0]
+		if v.Error != "" || !v.Pass || v.Observed != tc.observed || v.Samples != tc.samples {
+			t.Errorf("%s %s %q: %+v, want observed %v over %d samples", tc.metric, tc.window, tc.check, v, tc.observed, tc.samples)
+		}
+	}
+	v := Evaluate(run, []scenario.Assertion{{Name: "a", Metric: "http_reqs", Checks: scenario.Checks("value == 1")}})[0]
+	if v.Pass || !strings.Contains(v.Error, "value is not defined for http_reqs, a counter metric (allowed: count, sum, rate, avg)") {
+		t.Errorf("value of a counter: %+v", v)
+	}
+}
+
+func TestParseThresholdKey(t *testing.T) {
+	tests := []struct{ in, want, err string }{
+		{"http_req_duration", "http_req_duration", ""},
+		{"http_req_duration{type:API}", "http_req_duration{type:API}", ""},
+		{"http_req_duration{ status : '200' , scenario:\"a b\"}", `http_req_duration{status:200,scenario:"a b"}`, ""},
+		{"checks{check:ok:yes}", `checks{check:"ok:yes"}`, ""},
+		{"http_req_duration{group:::login}", `http_req_duration{group:"::login"}`, ""},
+		{"my_trend{flag}", "", `tag "flag" has no value`},
+		{"my_trend{flag:''}", `my_trend{flag:""}`, ""},
+		{"x{a:1", "", "not matched"},
+		{"x}a:1{", "", "expected name{tag:value,...}"},
+		{"x{a:1}y", "", "expected name{tag:value,...}"},
+		{"{a:1}", "", "no metric name"},
+		{"x{a:1,a:2}", "", `tag "a" is given twice`},
+		{"x{:1}", "", "a tag has no name"},
+	}
+	for _, tc := range tests {
+		m, err := ParseThresholdKey(tc.in)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseThresholdKey(%q) = %v, %v; want error %q", tc.in, m, err, tc.err)
+			}
+		case err != nil || m.String() != tc.want:
+			t.Errorf("ParseThresholdKey(%q) = %q, %v; want %q", tc.in, m, err, tc.want)
+		default:
+			if back, err := ParseMetric(m.String()); err != nil || back.String() != tc.want {
+				t.Errorf("%q does not read back as a selector: %v", m, err)
+			}
 		}
 	}
 }

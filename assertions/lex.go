@@ -3,6 +3,7 @@ package assertions
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 type tokKind int
@@ -64,6 +65,7 @@ func (l *lexer) next() token {
 		for end < len(l.src) && (isDigit(l.src[end]) || l.src[end] == '.') {
 			end++
 		}
+		end = exponent(l.src, end)
 		t.text = l.src[l.pos:end]
 		l.pos = end
 		v, err := strconv.ParseFloat(t.text, 64)
@@ -72,6 +74,11 @@ func (l *lexer) next() token {
 			return t
 		}
 		t.kind, t.num = tNum, v
+		return t
+	}
+	if strings.HasPrefix(l.src[l.pos:], "===") {
+		t.kind, t.text = tOp, "==="
+		l.pos += 3
 		return t
 	}
 	two := ""
@@ -108,4 +115,24 @@ func (l *lexer) next() token {
 		t.text = l.src[t.col-1 : l.pos]
 	}
 	return t
+}
+
+// exponent extends a number ending at end by an exponent ("e3", "E-2"), as
+// k6 reads threshold values; an e not followed by digits is left alone
+// (a unit, or a mistake the parser names).
+func exponent(src string, end int) int {
+	if end >= len(src) || (src[end] != 'e' && src[end] != 'E') {
+		return end
+	}
+	i := end + 1
+	if i < len(src) && (src[i] == '+' || src[i] == '-') {
+		i++
+	}
+	if i >= len(src) || !isDigit(src[i]) {
+		return end
+	}
+	for i < len(src) && isDigit(src[i]) {
+		i++
+	}
+	return i
 }

@@ -214,3 +214,46 @@ func (s *selScanner) found() string {
 func (s *selScanner) errorf(format string, args ...any) error {
 	return &ParseError{Col: s.pos + 1, Msg: fmt.Sprintf(format, args...)}
 }
+
+// ParseThresholdKey reads a key of a k6 script's thresholds,
+// name{tag:value,...}, as k6 reads it: the tags between the first "{" and
+// the last "}" split at commas, each at its first colon, keys and values
+// trimmed of spaces and values of quotes.
+func ParseThresholdKey(key string) (Metric, error) {
+	open, closing := strings.IndexByte(key, '{'), strings.LastIndexByte(key, '}')
+	name := key
+	switch {
+	case open < 0 && closing < 0:
+	case open < 0 || closing < 0:
+		return Metric{}, fmt.Errorf("threshold key %q: a curly brace is not matched", key)
+	case closing < open || closing != len(key)-1:
+		return Metric{}, fmt.Errorf("threshold key %q: expected name{tag:value,...}", key)
+	default:
+		name = key[:open]
+	}
+	m := Metric{Name: strings.TrimSpace(name)}
+	if m.Name == "" {
+		return Metric{}, fmt.Errorf("threshold key %q: no metric name", key)
+	}
+	if open < 0 {
+		return m, nil
+	}
+	seen := map[string]bool{}
+	for kv := range strings.SplitSeq(key[open+1:closing], ",") {
+		k, v, _ := strings.Cut(kv, ":")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		switch {
+		case k == "":
+			return Metric{}, fmt.Errorf("threshold key %q: a tag has no name", key)
+		case v == "":
+			return Metric{}, fmt.Errorf("threshold key %q: tag %q has no value (name{tag:value})", key, k)
+		}
+		v = strings.Trim(v, `"'`)
+		if seen[k] {
+			return Metric{}, fmt.Errorf("threshold key %q: tag %q is given twice", key, k)
+		}
+		seen[k] = true
+		m.Filters = append(m.Filters, TagFilter{Key: k, Value: v})
+	}
+	return m, nil
+}

@@ -102,10 +102,10 @@ func TestParseWindow(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"while x":      `column 1: expected whole, before FAULT, during FAULT or after FAULT, found "while"`,
+		"while x":      `column 1: expected whole, all, before FAULT, during FAULT or after FAULT, found "while"`,
 		"whole x":      `column 7: expected the end after whole, found "x"`,
 		"during x y":   `column 10: expected the end after the fault name, found "y"`,
-		"  between ab": `column 3: expected whole, before FAULT, during FAULT or after FAULT, found "between"`,
+		"  between ab": `column 3: expected whole, all, before FAULT, during FAULT or after FAULT, found "between"`,
 	}
 	for in, want := range bad {
 		if err := ValidateWindow(in); err == nil || err.Error() != want {

@@ -67,7 +67,7 @@ func TestScrapeAndEndCheckAggregations(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			v := Evaluate(run, []scenario.Assertion{{Name: "a", Metric: tc.metric, Window: tc.window, Checks: []string{tc.check}}})[0]
+			v := Evaluate(run, []scenario.Assertion{{Name: "a", Metric: tc.metric, Window: tc.window, Checks: scenario.Checks(tc.check)}})[0]
 			if tc.wantErr != "" {
 				if !strings.Contains(v.Error, tc.wantErr) || v.Pass {
 					t.Fatalf("verdict %+v, want error %q", v, tc.wantErr)

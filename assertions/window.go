@@ -10,6 +10,9 @@ import (
 
 // Window kinds.
 const (
+	// All is every window of the run, the partial first and last seconds
+	// included: every sample, as k6's thresholds see them.
+	All    = "all"
 	Whole  = "whole"
 	Before = "before"
 	During = "during"
@@ -27,25 +30,26 @@ type Window struct {
 
 // String writes the window as it is spelled in a scenario.
 func (w Window) String() string {
-	if w.Kind == Whole || w.Fault == "" {
+	if w.Kind == Whole || w.Kind == All || w.Fault == "" {
 		return w.Kind
 	}
 	return w.Kind + " " + w.Fault
 }
 
-// ParseWindow parses "whole", "before F", "during F" or "after F"; an empty
-// string is whole, and a kind without F refers to the first fault applied.
+// ParseWindow parses "whole", "all", "before F", "during F" or "after F";
+// an empty string is whole, and a kind without F refers to the first fault
+// applied.
 func ParseWindow(s string) (Window, error) {
 	f := strings.Fields(s)
 	if len(f) == 0 {
 		return Window{Kind: Whole}, nil
 	}
 	switch f[0] {
-	case Whole:
+	case Whole, All:
 		if len(f) > 1 {
-			return Window{}, &ParseError{Col: strings.Index(s, f[1]) + 1, Msg: fmt.Sprintf("expected the end after whole, found %q", f[1])}
+			return Window{}, &ParseError{Col: strings.Index(s, f[1]) + 1, Msg: fmt.Sprintf("expected the end after %s, found %q", f[0], f[1])}
 		}
-		return Window{Kind: Whole}, nil
+		return Window{Kind: f[0]}, nil
 	case Before, During, After:
 		if len(f) > 2 {
 			return Window{}, &ParseError{Col: strings.Index(s, f[2]) + 1, Msg: fmt.Sprintf("expected the end after the fault name, found %q", f[2])}
@@ -57,7 +61,7 @@ func ParseWindow(s string) (Window, error) {
 		return w, nil
 	}
 	return Window{}, &ParseError{Col: strings.Index(s, f[0]) + 1,
-		Msg: fmt.Sprintf("expected whole, before FAULT, during FAULT or after FAULT, found %q", f[0])}
+		Msg: fmt.Sprintf("expected whole, all, before FAULT, during FAULT or after FAULT, found %q", f[0])}
 }
 
 // ValidateWindow reports whether s is a well-formed window; the scenario
@@ -78,6 +82,7 @@ type Range struct {
 // of the run's fault events:
 //
 //	whole     [run.Start, run.End)
+//	all       [run.Start, run.End) widened to whole seconds, not clamped
 //	before F  [run.Start, applied(F))
 //	during F  [applied(F), reverted(F))
 //	after F   [reverted(F), run.End)
@@ -87,6 +92,10 @@ type Range struct {
 // settle moves its start later. A fault with no applied event is an error.
 func Resolve(run *record.Run, w Window, settle time.Duration) (Range, error) {
 	r := Range{From: run.Start, To: run.End, Desc: w.String()}
+	if w.Kind == All {
+		r.From, r.To = run.Start.Truncate(time.Second), ceilSecond(run.End)
+		return r.settled(settle), nil
+	}
 	if w.Kind != Whole {
 		name := w.Fault
 		if name == "" {
@@ -118,11 +127,24 @@ func Resolve(run *record.Run, w Window, settle time.Duration) (Range, error) {
 	if r.To.After(run.End) {
 		r.To = run.End
 	}
+	return r.settled(settle), nil
+}
+
+// settled moves the range's start settle later.
+func (r Range) settled(settle time.Duration) Range {
 	if settle > 0 {
 		r.From = r.From.Add(settle)
 		r.Desc += " +" + settle.String() + " settle"
 	}
-	return r, nil
+	return r
+}
+
+// ceilSecond is t rounded up to a whole second.
+func ceilSecond(t time.Time) time.Time {
+	if c := t.Truncate(time.Second); c.Before(t) {
+		return c.Add(time.Second)
+	}
+	return t
 }
 
 // Contains reports whether a one-second window starting at start lies
@@ -163,6 +185,11 @@ func faultTimes(run *record.Run, name string) (applied, reverted time.Time, err 
 		}
 	}
 	if idx < 0 {
+		for _, na := range run.NotApplied {
+			if na.Fault == name && failure == "" {
+				failure = fmt.Sprintf("%s (+%s)", na.Reason, time.Duration(na.Start))
+			}
+		}
 		if failure != "" {
 			return time.Time{}, time.Time{}, fmt.Errorf("fault %s was never applied: %s", name, failure)
 		}

@@ -148,9 +148,9 @@ func windowLines(n, rate int, seed uint64) ([]string, int64, error) {
 // ingestAssertions are what the ingest child evaluates over the whole run,
 // as a scenario's assertions are.
 var ingestAssertions = []scenario.Assertion{
-	{Name: "read-p99", Metric: "http_req_duration{api:Read}", Checks: []string{"p(99) < 1s", "p(50) < 100ms"}},
-	{Name: "few-failures", Metric: "http_req_failed", Checks: []string{"rate < 0.1"}},
-	{Name: "throughput", Metric: "http_reqs", Checks: []string{"rate > 100"}},
+	{Name: "read-p99", Metric: "http_req_duration{api:Read}", Checks: scenario.Checks("p(99) < 1s", "p(50) < 100ms")},
+	{Name: "few-failures", Metric: "http_req_failed", Checks: scenario.Checks("rate < 0.1")},
+	{Name: "throughput", Metric: "http_reqs", Checks: scenario.Checks("rate > 100")},
 }
 
 // ingestChildMain streams n one-second windows at rate requests/s through

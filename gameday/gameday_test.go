@@ -50,7 +50,7 @@ func testScenario() *scenario.Scenario {
 	return &scenario.Scenario{Name: "t", Services: map[string]*scenario.Service{
 		"bank":  {Run: "bankservice", DependsOn: []string{"vault"}},
 		"vault": {Run: "vault"},
-	}, Assertions: []scenario.Assertion{{Name: "a", Metric: "http_req_duration", Checks: []string{"p(99) < 100ms"}}}}
+	}, Assertions: []scenario.Assertion{{Name: "a", Metric: "http_req_duration", Checks: scenario.Checks("p(99) < 100ms")}}}
 }
 
 func newTestControl(t *testing.T) (*control, *fakeToxics) {

@@ -140,7 +140,7 @@ func (l *live) evaluate(defs []scenario.Assertion, guards map[string]bool) []SLO
 	if !ok {
 		for _, d := range defs {
 			for _, c := range d.Checks {
-				out = append(out, SLO{Assertion: d.Name, Check: c, Metric: d.Metric, State: Pending, Note: "waiting for load", Guard: guards[d.Name]})
+				out = append(out, SLO{Assertion: d.Name, Check: c.Threshold, Metric: d.Metric, State: Pending, Note: "waiting for load", Guard: guards[d.Name]})
 			}
 		}
 		return out

@@ -43,7 +43,7 @@ func TestGameDaySession(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			sc := &scenario.Scenario{Name: "fake", Order: []string{"svc"},
-				Assertions: []scenario.Assertion{{Name: "some-load", Metric: "http_reqs", Checks: []string{"count > 0"}}}}
+				Assertions: []scenario.Assertion{{Name: "some-load", Metric: "http_reqs", Checks: scenario.Checks("count > 0")}}}
 			ready := func(url string) {
 				switch {
 				case tc.press:

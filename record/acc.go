@@ -16,12 +16,14 @@ const (
 	AggCount = "count"
 	AggRate  = "rate"
 	AggSum   = "sum"
+	// AggValue is a gauge's last value (k6's "value").
+	AggValue = "value"
 )
 
 // Agg is an aggregation: a function name and, for p(N), N.
 type Agg struct {
 	Func string
-	// P is the percentile of p(N), 0 < P ≤ 100.
+	// P is the percentile of p(N), 0 ≤ P ≤ 100.
 	P float64
 }
 
@@ -54,7 +56,7 @@ var allowedAggs = map[Kind]string{
 	Trend:   "p(N), med, avg, min, max, count, sum, rate",
 	Counter: "count, sum, rate, avg",
 	Rate:    "rate, avg, count, sum",
-	Gauge:   "min, max, count",
+	Gauge:   "value, min, max, count",
 }
 
 // Why Acc.Value has no value.
@@ -98,7 +100,8 @@ func (e *MixedKindsError) Error() string {
 //	counter: count = sum = total added; rate = total per second;
 //	         avg = total per sample
 //	rate:    rate = avg = non-zero/samples; count = samples; sum = non-zero
-//	gauge:   min, max, count = samples
+//	gauge:   value = the last value of the series added last; min,
+//	         max, count = samples
 //
 // The zero Acc is empty and keeps no histograms: set Quantiles to keep
 // them, for p(N) and med.
@@ -111,6 +114,7 @@ type Acc struct {
 	count, nonZero int64
 	sum            float64
 	min, max       float64
+	last           float64
 	haveMinMax     bool
 	hist           HistSum
 }
@@ -120,7 +124,7 @@ type Acc struct {
 // histogram is bad or missing gives the histogram's error, its other
 // figures added.
 func (a *Acc) Add(s Series) error {
-	one := Acc{kind: s.Kind, seen: true, count: s.Count, sum: s.Sum, nonZero: s.NonZero}
+	one := Acc{kind: s.Kind, seen: true, count: s.Count, sum: s.Sum, nonZero: s.NonZero, last: s.Last}
 	if s.Count > 0 || s.Kind == Gauge {
 		one.widen(s.Min, s.Max)
 	}
@@ -153,7 +157,7 @@ func (a *Acc) mergeFigures(b *Acc) error {
 	if a.seen && b.kind != a.kind {
 		return &MixedKindsError{a.kind, b.kind}
 	}
-	a.seen, a.kind = true, b.kind
+	a.seen, a.kind, a.last = true, b.kind, b.last
 	a.count += b.count
 	a.sum += b.sum
 	a.nonZero += b.nonZero
@@ -240,6 +244,8 @@ func (a *Acc) Value(agg Agg, seconds float64) (float64, error) {
 		}
 	case Gauge:
 		switch agg.Func {
+		case AggValue:
+			return a.last, nil
 		case AggMin:
 			return a.min, nil
 		case AggMax:

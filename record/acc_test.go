@@ -18,7 +18,8 @@ var (
 	aggCount = Agg{Func: AggCount}
 	aggSum   = Agg{Func: AggSum}
 	aggRate  = Agg{Func: AggRate}
-	allAggs  = []Agg{aggP99, aggP50, aggMed, aggAvg, aggMin, aggMax, aggCount, aggSum, aggRate}
+	aggValue = Agg{Func: AggValue}
+	allAggs  = []Agg{aggP99, aggP50, aggMed, aggAvg, aggMin, aggMax, aggCount, aggSum, aggRate, aggValue}
 )
 
 // accOf adds the series to an Acc that keeps histograms.
@@ -51,7 +52,7 @@ func TestAccValue(t *testing.T) {
 	trend := accOf(t, trendSeries(t, "d", nil, a), trendSeries(t, "d", nil, b))
 	counter := accOf(t, Series{Metric: "c", Kind: Counter, Count: 3, Sum: 30}, Series{Metric: "c", Kind: Counter, Count: 2, Sum: 12})
 	rate := accOf(t, Series{Metric: "r", Kind: Rate, Count: 8, NonZero: 2}, Series{Metric: "r", Kind: Rate, Count: 2, NonZero: 0})
-	gauge := accOf(t, Series{Metric: "g", Kind: Gauge, Count: 1, Min: 3, Max: 3, Last: 3}, Series{Metric: "g", Kind: Gauge, Count: 2, Min: -1, Max: 7, Last: 0})
+	gauge := accOf(t, Series{Metric: "g", Kind: Gauge, Count: 1, Min: 3, Max: 3, Last: 3}, Series{Metric: "g", Kind: Gauge, Count: 2, Min: -1, Max: 7, Last: 5})
 	const undefined = math.MaxFloat64 // the aggregation is not defined
 	cases := []struct {
 		kind Kind
@@ -60,16 +61,16 @@ func TestAccValue(t *testing.T) {
 	}{
 		{Trend, trend, map[Agg]float64{
 			aggP99: min(hdrValue(all, 99), 40), aggP50: hdrValue(all, 50), aggMed: hdrValue(all, 50),
-			aggAvg: 116.5 / 10, aggMin: 0.5, aggMax: 40, aggCount: 10, aggSum: 116.5, aggRate: 10.0 / 4}},
+			aggAvg: 116.5 / 10, aggMin: 0.5, aggMax: 40, aggCount: 10, aggSum: 116.5, aggRate: 10.0 / 4, aggValue: undefined}},
 		{Counter, counter, map[Agg]float64{
 			aggP99: undefined, aggP50: undefined, aggMed: undefined, aggMin: undefined, aggMax: undefined,
-			aggAvg: 42.0 / 5, aggCount: 42, aggSum: 42, aggRate: 42.0 / 4}},
+			aggAvg: 42.0 / 5, aggCount: 42, aggSum: 42, aggRate: 42.0 / 4, aggValue: undefined}},
 		{Rate, rate, map[Agg]float64{
 			aggP99: undefined, aggP50: undefined, aggMed: undefined, aggMin: undefined, aggMax: undefined,
-			aggAvg: 0.2, aggCount: 10, aggSum: 2, aggRate: 0.2}},
+			aggAvg: 0.2, aggCount: 10, aggSum: 2, aggRate: 0.2, aggValue: undefined}},
 		{Gauge, gauge, map[Agg]float64{
 			aggP99: undefined, aggP50: undefined, aggMed: undefined, aggAvg: undefined, aggSum: undefined, aggRate: undefined,
-			aggMin: -1, aggMax: 7, aggCount: 3}},
+			aggMin: -1, aggMax: 7, aggCount: 3, aggValue: 5}},
 	}
 	for _, tc := range cases {
 		if len(tc.want) != len(allAggs) {

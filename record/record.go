@@ -40,6 +40,15 @@ type Run struct {
 	Incomplete bool          `json:"incomplete,omitempty"`
 	Problems   []string      `json:"problems,omitempty"`
 	Topology   []ServiceInfo `json:"topology,omitempty"`
+	// Aborted says why an abortOnFail check stopped the run before its
+	// planned end; empty when none did. An aborted run does not pass.
+	Aborted string `json:"aborted,omitempty"`
+	// NotApplied are the scheduled faults that never took effect because
+	// load ended (or the run was aborted) before their start.
+	NotApplied []NotApplied `json:"not_applied,omitempty"`
+	// LoadParts say how each load process ended (k6: its exit code and
+	// whether its own thresholds were crossed).
+	LoadParts []LoadPart `json:"load_parts,omitempty"`
 }
 
 // WindowSource yields a run's windows in start order.
@@ -184,7 +193,17 @@ type Verdict struct {
 	// Samples is how many samples the observed value rests on.
 	Samples int64  `json:"samples"`
 	Error   string `json:"error,omitempty"`
+	// Source says where the check comes from: empty for the scenario's
+	// assertions, SourceScript for a k6 script's thresholds, SourceRun for
+	// the run's own (load ran for its planned duration).
+	Source string `json:"source,omitempty"`
 }
+
+// Verdict sources besides the scenario's assertions.
+const (
+	SourceScript = "script"
+	SourceRun    = "run"
+)
 
 // Duration is a time.Duration that reads and writes as "1.5s" in JSON.
 type Duration time.Duration

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/chaosrun/chaosrun/record"
 )
@@ -28,6 +29,7 @@ var reportTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 {{range .Verdicts}}<tr><td class="{{if .Pass}}pass{{else}}fail{{end}}">{{.Result}}</td><td>{{.Assertion}}</td><td><code>{{.Check}}</code></td><td>{{.Observed}}</td><td>{{.Bound}}</td><td>{{.Window}}</td><td>{{.Samples}}</td></tr>
 {{if .Error}}<tr><td></td><td colspan="6">{{.Error}}</td></tr>
 {{end}}{{end}}</tbody></table>
+{{if .Run.Aborted}}<p class="fail" id="aborted">Aborted: {{.Run.Aborted}}</p>{{end}}
 {{if .Run.Problems}}<h2>Problems</h2><ul>{{range .Run.Problems}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Faults}}<h2>Fault timeline</h2>
 <table id="faults"><thead><tr><th>fault</th><th>kind</th><th>target</th><th>action</th><th>scheduled</th><th>actual</th><th>detail</th></tr></thead><tbody>
@@ -85,6 +87,10 @@ func HTML(r *record.Run) ([]byte, error) {
 	}
 	for _, f := range r.Faults {
 		data.Faults = append(data.Faults, htmlFault{f, "+" + r.Offset(f.Scheduled).Round(1e6).String(), "+" + r.Offset(f.Actual).Round(1e6).String()})
+	}
+	for _, na := range r.NotApplied {
+		ev := record.FaultEvent{Fault: na.Fault, Kind: na.Kind, Target: na.Target, Action: "not applied", Detail: na.Reason}
+		data.Faults = append(data.Faults, htmlFault{ev, "+" + time.Duration(na.Start).String(), "-"})
 	}
 	for _, c := range charts {
 		svg, err := SVG(c, spans, xmax)

@@ -48,6 +48,7 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitProblem `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
 
@@ -61,7 +62,8 @@ type junitProblem struct {
 // assertion check named "assertion: check". A breached check is a failure
 // whose message gives the observed value, the bound and the window; a check
 // that could not be evaluated is an error; an incomplete run adds an
-// erroring "run" case with its problems.
+// erroring "run" case with its problems, an aborted one a failing "run"
+// case with the reason, and each fault not applied a skipped case.
 func JUnit(runs []*record.Run) ([]byte, error) {
 	all := junitSuites{Name: "chaosrun"}
 	var total float64
@@ -90,6 +92,16 @@ func JUnit(runs []*record.Run) ([]byte, error) {
 				s.Failures++
 			}
 			s.Cases = append(s.Cases, c)
+		}
+		for _, na := range r.NotApplied {
+			s.Cases = append(s.Cases, junitCase{Name: "fault " + na.Fault, Classname: r.Scenario, Time: "0.000",
+				Skipped: &junitProblem{Type: "not applied", Message: notApplied(na)}})
+			s.Skipped++
+		}
+		if r.Aborted != "" {
+			s.Cases = append(s.Cases, junitCase{Name: "run", Classname: r.Scenario, Time: secs(r.Timings.Load),
+				Failure: &junitProblem{Type: "aborted", Message: r.Aborted, Text: r.Aborted}})
+			s.Failures++
 		}
 		if r.Incomplete || len(r.Verdicts) == 0 {
 			msg := "run incomplete"

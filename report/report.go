@@ -17,9 +17,9 @@ import (
 )
 
 // Passed reports whether every verdict of the run passed and the run is
-// complete.
+// complete and was not aborted.
 func Passed(r *record.Run) bool {
-	if r.Incomplete || len(r.Verdicts) == 0 {
+	if r.Incomplete || r.Aborted != "" || len(r.Verdicts) == 0 {
 		return false
 	}
 	for _, v := range r.Verdicts {
@@ -59,7 +59,18 @@ func Table(w io.Writer, r *record.Run) {
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
 	}
+	for _, na := range r.NotApplied {
+		fmt.Fprintf(w, "not applied: %s\n", notApplied(na))
+	}
+	if r.Aborted != "" {
+		fmt.Fprintf(w, "aborted: %s\n", r.Aborted)
+	}
 	fmt.Fprintf(w, "%s: %s\n", r.Scenario, Headline(r))
+}
+
+// notApplied says which fault was not applied, where and why.
+func notApplied(na record.NotApplied) string {
+	return fmt.Sprintf("fault %s (%s on %s, planned at +%s): %s", na.Fault, na.Kind, na.Target, time.Duration(na.Start), na.Reason)
 }
 
 // Headline is the one-word verdict with counts.
@@ -73,6 +84,8 @@ func Headline(r *record.Run) string {
 	switch {
 	case r.Incomplete:
 		return fmt.Sprintf("INCOMPLETE (%d of %d checks failed)", failed, len(r.Verdicts))
+	case r.Aborted != "":
+		return fmt.Sprintf("ABORTED by an abortOnFail check (%d of %d checks failed)", failed, len(r.Verdicts))
 	case len(r.Verdicts) == 0:
 		return "NO CHECKS (a scenario without assertions proves nothing)"
 	case failed > 0:
@@ -124,6 +137,9 @@ func Markdown(r *record.Run) string {
 			fmt.Fprintf(&b, "\n- **%s**: %s", v.Assertion, v.Error)
 		}
 	}
+	if r.Aborted != "" {
+		fmt.Fprintf(&b, "\n\n**Aborted**: %s\n", r.Aborted)
+	}
 	if len(r.Problems) > 0 {
 		b.WriteString("\n\n**Problems**\n\n")
 		for _, p := range r.Problems {
@@ -131,11 +147,14 @@ func Markdown(r *record.Run) string {
 		}
 	}
 	b.WriteString(keyFiguresMarkdown(r))
-	if len(r.Faults) > 0 {
+	if len(r.Faults) > 0 || len(r.NotApplied) > 0 {
 		b.WriteString("\n\n### Fault timeline\n\n| fault | kind | target | action | scheduled | actual | skew |\n|---|---|---|---|---|---|---|\n")
 		for _, f := range r.Faults {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | +%s | +%s | %s |\n", f.Fault, f.Kind, f.Target, f.Action,
 				r.Offset(f.Scheduled).Round(1e6), r.Offset(f.Actual).Round(1e6), f.Actual.Sub(f.Scheduled).Round(1e5))
+		}
+		for _, na := range r.NotApplied {
+			fmt.Fprintf(&b, "| %s | %s | %s | not applied: %s | +%s | - | - |\n", na.Fault, na.Kind, na.Target, na.Reason, time.Duration(na.Start))
 		}
 	}
 	fmt.Fprintf(&b, "\nseed %d · testbed %s · load %s · start-up %s · teardown %s\n", r.Seed, r.Testbed,

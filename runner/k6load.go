@@ -3,8 +3,17 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/chaosrun/chaosrun/assertions"
+	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/testbed"
 	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/k6run"
@@ -23,7 +32,17 @@ type K6Config struct {
 	Results Results
 }
 
-// K6 makes a run's load as k6 processes running the scenario's script.
+// inspectWait bounds reading a script's options with `k6 inspect`.
+const inspectWait = time.Minute
+
+// K6 makes a run's load as k6 processes running the scenario's script as
+// `k6 run` runs it: the script's own options rule (schedule, scenarios,
+// tags, thresholds); a script without a schedule of its own runs for the
+// workload's duration (--duration), not for one iteration. The script's
+// thresholds (read with `k6 inspect`) are the load's ScriptChecks, judged
+// over every shard's samples merged; k6's own verdict per shard (exit 99)
+// is kept in Parts. Each shard writes its summary and its own outputs into
+// OutDir/k6 (OutDir/k6/shard-N for several).
 func K6(c K6Config) NewLoad {
 	return func(spec LoadSpec) (Load, error) {
 		env, err := workloads.ScriptEnv(spec.Scenario, (&testbed.Topology{Instances: spec.Instances}).Addresses(), spec.Seed, spec.Duration)
@@ -34,25 +53,145 @@ func K6(c K6Config) NewLoad {
 		if err != nil {
 			return nil, err
 		}
-		e := k6Engine{spec: k6run.Spec{Binary: c.Binary, Script: script, Env: env, Extra: spec.Allowed.K6Flags()}}
-		return NewShardedLoad(e, c.Shards, spec, c.Results), nil
+		if script, err = filepath.Abs(script); err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), inspectWait)
+		opts, err := k6run.Inspect(ctx, c.Binary, script, env)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		var own scenario.K6
+		if k := spec.Scenario.Workload.K6; k != nil {
+			own = *k
+		}
+		e := &k6Engine{outDir: spec.OutDir, spec: k6run.Spec{Binary: c.Binary, Script: script, Env: env, Outputs: own.Outputs,
+			Extra: append(spec.Allowed.K6Flags(), own.Flags...)}}
+		var notes []string
+		e.spec.Duration, notes = schedule(opts, own.Flags, spec.Duration)
+		checks, cnotes := ThresholdChecks(opts.Thresholds, own.Flags)
+		spec.Keep = keepAlso(spec.Keep, checks)
+		return &k6Load{Load: NewShardedLoad(e, c.Shards, spec, c.Results), engine: e, checks: checks, notes: append(notes, cnotes...)}, nil
 	}
 }
 
+// schedule is the --duration a script runs with: the workload's, unless
+// the script (or a flag) sets its own schedule; then a note when that
+// schedule's length differs from the workload's duration.
+func schedule(opts k6run.Options, flags []string, planned time.Duration) (time.Duration, []string) {
+	own := opts.OwnSchedule() || slices.ContainsFunc(flags, func(f string) bool {
+		name, _ := scenario.K6FlagName(f)
+		return name == "iterations" || name == "stage"
+	})
+	if !own {
+		return planned, nil
+	}
+	d, ok := opts.Planned()
+	if ok && (d < planned-max(time.Second, planned/10) || d > planned+max(time.Second, planned/10)) {
+		return 0, []string{fmt.Sprintf("the script's own schedule lasts %s, the workload's duration is %s: "+
+			"load runs as the script says, the faults and the verdict follow workload.duration", d, planned)}
+	}
+	return 0, nil
+}
+
+// ThresholdChecks turns a script's thresholds (k6run.Inspect) into checks
+// over every sample of the run (window all), one assertion per metric key,
+// named "threshold KEY"; none, and a note, when flags hold --no-thresholds.
+func ThresholdChecks(ts []k6run.Threshold, flags []string) ([]scenario.Assertion, []string) {
+	if len(ts) > 0 && slices.Contains(flags, "--no-thresholds") {
+		return nil, []string{"--no-thresholds: the script's thresholds are not judged"}
+	}
+	var out []scenario.Assertion
+	at := map[string]int{}
+	for _, t := range ts {
+		i, ok := at[t.Key]
+		if !ok {
+			metric := t.Key
+			if m, err := assertions.ParseThresholdKey(t.Key); err == nil {
+				metric = m.String()
+			}
+			i = len(out)
+			at[t.Key] = i
+			out = append(out, scenario.Assertion{Name: "threshold " + t.Key, Metric: metric, Window: assertions.All})
+		}
+		out[i].Checks = append(out[i].Checks, scenario.Check{Threshold: t.Expr, AbortOnFail: t.AbortOnFail,
+			DelayAbortEval: scenario.Duration(t.DelayAbortEval)})
+	}
+	return out, nil
+}
+
+// keepAlso keeps the metrics checks read besides what keep keeps.
+func keepAlso(keep func(string) bool, checks []scenario.Assertion) func(string) bool {
+	if len(checks) == 0 {
+		return keep
+	}
+	wanted := map[string]bool{}
+	for _, c := range checks {
+		name, _, _ := strings.Cut(c.Metric, "{")
+		wanted[name] = true
+	}
+	return func(m string) bool { return wanted[m] || keep == nil || keep(m) }
+}
+
+// k6Load is the k6 processes' load with what k6 brings besides windows:
+// the script's thresholds, how each process ended, notes.
+type k6Load struct {
+	Load
+	engine *k6Engine
+	checks []scenario.Assertion
+	notes  []string
+}
+
+func (l *k6Load) ScriptChecks() []scenario.Assertion { return l.checks }
+func (l *k6Load) Parts() []record.LoadPart           { return l.engine.ends() }
+
+// Collect adds the load's notes to the shards' windows and notes.
+func (l *k6Load) Collect(d time.Duration) (record.WindowSource, []string, error) {
+	src, notes, err := l.Load.Collect(d)
+	return src, append(slices.Clone(l.notes), notes...), err
+}
+
 // k6Engine runs shards as k6 processes on k6's execution segments.
-type k6Engine struct{ spec k6run.Spec }
+type k6Engine struct {
+	spec   k6run.Spec
+	outDir string
 
-func (k6Engine) Name() string { return "k6" }
+	mu    sync.Mutex
+	parts map[int]record.LoadPart
+}
 
-// RunShard runs k6 for shard sh; crossed thresholds (exit 99) are not a
-// failure of the load.
-func (e k6Engine) RunShard(ctx context.Context, sh Shard) error {
+func (*k6Engine) Name() string { return "k6" }
+
+// RunShard runs k6 for shard sh in its folder; crossed thresholds (exit
+// 99) are not a failure of the load: they are judged over the merged
+// stream, and recorded in the shard's end.
+func (e *k6Engine) RunShard(ctx context.Context, sh Shard) error {
 	s := e.spec
 	s.StreamAddr, s.StreamToken, s.StreamOptions, s.LogPath = sh.StreamAddr, sh.StreamToken, sh.StreamOptions, sh.LogPath
 	if sh.Count > 1 {
-		s.Extra = append(append([]string(nil), e.spec.Extra...), segments(sh.Index, sh.Count)...)
+		s.Extra = append(slices.Clone(e.spec.Extra), segments(sh.Index, sh.Count)...)
+	}
+	if e.outDir != "" {
+		s.Dir = filepath.Join(e.outDir, "k6")
+		if sh.Count > 1 {
+			s.Dir = filepath.Join(s.Dir, fmt.Sprintf("shard-%d", sh.Index+1))
+		}
+		if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+			return fmt.Errorf("k6 folder: %w", err)
+		}
+		s.SummaryPath, s.SummaryExport = filepath.Join(s.Dir, "summary.txt"), filepath.Join(s.Dir, "summary.json")
 	}
 	res, err := k6run.Run(ctx, s)
+	if res.PID != 0 {
+		e.mu.Lock()
+		if e.parts == nil {
+			e.parts = map[int]record.LoadPart{}
+		}
+		e.parts[sh.Index] = record.LoadPart{Name: sh.Name, ExitCode: res.ExitCode, ThresholdsCrossed: res.ThresholdsFailed,
+			Ran: record.Duration(res.Duration)}
+		e.mu.Unlock()
+	}
 	switch {
 	case err != nil:
 		return err
@@ -60,6 +199,17 @@ func (e k6Engine) RunShard(ctx context.Context, sh Shard) error {
 		return fmt.Errorf("exited with code %d%s", res.ExitCode, tailOf(res))
 	}
 	return nil
+}
+
+// ends are how the shards that ended did, in shard order.
+func (e *k6Engine) ends() []record.LoadPart {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []record.LoadPart
+	for _, i := range slices.Sorted(maps.Keys(e.parts)) {
+		out = append(out, e.parts[i])
+	}
+	return out
 }
 
 // segments returns k6's --execution-segment flags for shard i of n.

@@ -39,6 +39,19 @@ type Load interface {
 	Close()
 }
 
+// ScriptChecks is a load whose script brings checks of its own (a k6
+// script's thresholds), judged over the run like the scenario's.
+type ScriptChecks interface {
+	// ScriptChecks are the checks, known once the load is made.
+	ScriptChecks() []scenario.Assertion
+}
+
+// PartsReporter is a load that says how each of its processes ended.
+type PartsReporter interface {
+	// Parts are the ends of the processes that ended.
+	Parts() []record.LoadPart
+}
+
 // LoadSpec is what a load needs once the testbed is up.
 type LoadSpec struct {
 	Scenario *scenario.Scenario

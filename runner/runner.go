@@ -63,10 +63,13 @@ func HardLimit(sc *scenario.Scenario, override time.Duration) time.Duration {
 }
 
 // Run runs the scenario: a session driven by the scenario's fault schedule,
-// judged by its assertions. It returns the run record even when it fails;
-// the record is then marked incomplete with the reasons in Problems. The
-// record's windows stay on disk, in an unlinked file in OutDir, until the
-// record is closed: close it once it is written.
+// judged by its assertions and the load's own checks (a k6 script's
+// thresholds). An abortOnFail check that fails while load runs stops the
+// run early: load stopped, faults reverted, the record marked aborted. It
+// returns the run record even when it fails; the record is then marked
+// incomplete with the reasons in Problems. The record's windows stay on
+// disk, in an unlinked file in OutDir, until the record is closed: close it
+// once it is written.
 func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	sc := o.Scenario
 	if o.Clock == nil {
@@ -74,9 +77,12 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	}
 	active := newActiveSet()
 	prog := newProgress(o.Progress, o.Overwrite, sc.Workload.Duration.Std(), active)
+	live := assertions.NewLive(sc.Assertions)
 	s := NewSession(SessionOptions{Scenario: sc, Testbed: o.Testbed, Load: o.Load, Duration: sc.Workload.Duration.Std(),
 		Limit: HardLimit(sc, o.Timeout), OutDir: o.OutDir, Allowed: o.Allowed, Versions: o.Versions,
-		Overrides: o.Overrides, BuildTime: o.BuildTime, OnWindow: prog.window, Waits: o.Waits})
+		Overrides: o.Overrides, BuildTime: o.BuildTime, Waits: o.Waits,
+		OnWindow:       func(w record.Window) { prog.window(w); live.Window(w) },
+		OnScriptChecks: live.Add})
 	defer func() {
 		s.Close()
 		err = s.Err()
@@ -87,24 +93,22 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	}
 	prog.setStart(rec.Start)
 
-	var events []record.FaultEvent
-	var evMu sync.Mutex
+	evs := &eventLog{active: active}
 	schedCtx, stopSched := context.WithCancel(context.Background())
 	schedDone := make(chan error, 1)
 	go func() {
-		schedDone <- faults.Run(schedCtx, o.Clock, rec.Start, sc.Faults, s.Faults(), func(ev record.FaultEvent) {
-			evMu.Lock()
-			events = append(events, ev)
-			evMu.Unlock()
-			active.note(ev)
-		})
+		schedDone <- faults.Run(schedCtx, o.Clock, rec.Start, sc.Faults, s.Faults(), evs.add)
 	}()
 	progCtx, stopProg := context.WithCancel(context.Background())
 	progDone := make(chan struct{})
 	go func() { defer close(progDone); prog.run(progCtx) }()
+	watch := watchAborts(live, rec.Start, evs)
 
-	s.Await(nil) //nolint:errcheck // recorded by the session
+	s.Await(watch.fired) //nolint:errcheck // recorded by the session
 	s.End()
+	if v, ok := watch.end(); ok {
+		rec.Aborted = abortReason(v)
+	}
 	stopSched()
 	if serr := <-schedDone; serr != nil && !errors.Is(serr, context.Canceled) {
 		s.Fail(fmt.Errorf("fault schedule: %w", serr))
@@ -113,21 +117,57 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	<-progDone
 	prog.finish()
 	s.Finish()
+	judge(s, sc, evs.list())
+	return rec, nil
+}
 
+// judge fills the record's fault timeline, the faults never applied and
+// the verdicts: the scenario's assertions, the load's own checks, and
+// whether load ran for its planned duration.
+func judge(s *Session, sc *scenario.Scenario, events []record.FaultEvent) {
+	rec := s.Record()
 	scripted, serr := ScriptFaultEvents(rec)
 	if serr != nil {
 		s.Fail(fmt.Errorf("reading the run's windows: %w", serr))
 	}
-	evMu.Lock()
 	rec.Faults = mergeFaultEvents(events, scripted)
-	evMu.Unlock()
 	for _, ev := range rec.Faults {
 		if ev.Action == record.Failed {
 			s.Fail(fmt.Errorf("fault %s could not be %s: %s", ev.Fault, "applied", ev.Error))
 		}
 	}
-	rec.Verdicts = assertions.Evaluate(rec, sc.Assertions)
-	return rec, nil
+	script := assertions.Evaluate(rec, s.ScriptChecks())
+	for i := range script {
+		script[i].Source = record.SourceScript
+	}
+	k6Outcome(s, script)
+	rec.NotApplied = NotApplied(sc, rec)
+	rec.Verdicts = append(assertions.Evaluate(rec, sc.Assertions), script...)
+	if v, ok := LoadEndedEarly(rec); ok {
+		rec.Verdicts = append(rec.Verdicts, v)
+		s.Note(fmt.Sprintf("load ended by itself after %s of its planned %s", roundMS(time.Duration(v.To)), time.Duration(rec.Planned)))
+	}
+}
+
+// eventLog collects the fault schedule's events as they happen.
+type eventLog struct {
+	mu     sync.Mutex
+	events []record.FaultEvent
+	active *activeSet
+}
+
+func (l *eventLog) add(ev record.FaultEvent) {
+	l.mu.Lock()
+	l.events = append(l.events, ev)
+	l.mu.Unlock()
+	l.active.note(ev)
+}
+
+// list is a copy of the events so far.
+func (l *eventLog) list() []record.FaultEvent {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]record.FaultEvent(nil), l.events...)
 }
 
 // hostOf is the host:port of a URL, without its credentials (the Docker

@@ -70,6 +70,9 @@ type SessionOptions struct {
 	OnScrape func(record.Scrape)
 	// OnWindow, when set, sees every results window as it arrives.
 	OnWindow func(record.Window)
+	// OnScriptChecks, when set, is given the load's own checks (a k6
+	// script's thresholds) once the load is made, before it starts.
+	OnScriptChecks func([]scenario.Assertion)
 	// Keep says which metrics the record keeps; nil is workloads.KeepMetric.
 	Keep func(metric string) bool
 	// ScrapeEvery is how often the targets' /metrics are read; 0 is 1s.
@@ -96,6 +99,8 @@ type Session struct {
 	faults *faults.ScenarioEnv
 	load   Load
 	scr    *Scraper
+	// scriptChecks are the load's own checks (ScriptChecks).
+	scriptChecks []scenario.Assertion
 
 	stopScrape context.CancelFunc
 	bg         sync.WaitGroup
@@ -129,6 +134,10 @@ func (s *Session) Record() *record.Run { return s.rec }
 
 // Err is the first failure of the session, nil if none.
 func (s *Session) Err() error { return s.err }
+
+// ScriptChecks are the load's own checks (a k6 script's thresholds); nil
+// before Start or for a load without them.
+func (s *Session) ScriptChecks() []scenario.Assertion { return s.scriptChecks }
 
 // Topology is what the testbed stood up; nil before Start.
 func (s *Session) Topology() *testbed.Topology { return s.topo }
@@ -200,6 +209,12 @@ func (s *Session) startLoad() error {
 		return err
 	}
 	s.load = ld
+	if sc, ok := ld.(ScriptChecks); ok {
+		s.scriptChecks = sc.ScriptChecks()
+		if s.o.OnScriptChecks != nil {
+			s.o.OnScriptChecks(s.scriptChecks)
+		}
+	}
 	if s.o.OnWindow != nil {
 		ld.OnWindow(s.o.OnWindow)
 	}
@@ -289,6 +304,9 @@ func (s *Session) Finish() {
 		s.stopScrape()
 	}
 	s.bg.Wait()
+	if pr, ok := s.load.(PartsReporter); ok {
+		s.rec.LoadParts = pr.Parts()
+	}
 	src, notes, err := s.load.Collect(s.o.Waits.Collect)
 	s.rec.Source = src
 	s.rec.Problems = append(s.rec.Problems, notes...)

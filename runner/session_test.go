@@ -21,7 +21,7 @@ func reqs(n int64) [][]record.Series {
 func fakeScenario(check string) *scenario.Scenario {
 	return &scenario.Scenario{Name: "fake", Order: []string{"svc"},
 		Workload:   scenario.Workload{Duration: scenario.Duration(time.Second)},
-		Assertions: []scenario.Assertion{{Name: "some-load", Metric: "http_reqs", Checks: []string{check}}}}
+		Assertions: []scenario.Assertion{{Name: "some-load", Metric: "http_reqs", Checks: scenario.Checks(check)}}}
 }
 
 // TestSessionPaths drives a run through every way it can end, with a fake

@@ -138,20 +138,26 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string, loose bool) 
 		default:
 			v.SetString(n.Value)
 		}
-	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64:
-		var i int64
-		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&i) != nil {
-			d.bad(n, path, "", "want an integer, got %s", describe(n))
+	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64 || t.Kind() == reflect.Bool || t.Kind() == reflect.Float64:
+		d.number(n, v, path)
+	default:
+		d.bad(n, path, "", "cannot decode into %s", t)
+	}
+}
+
+// number decodes an integer, a float or a bool scalar into v.
+func (d *decoder) number(n *yaml.Node, v reflect.Value, path string) {
+	tag := n.ShortTag()
+	switch v.Kind() {
+	case reflect.Bool:
+		var b bool
+		if n.Kind != yaml.ScalarNode || tag != "!!bool" || n.Decode(&b) != nil {
+			d.bad(n, path, "true, false", "want true or false, got %s", describe(n))
 			return
 		}
-		if v.OverflowInt(i) {
-			d.bad(n, path, "", "integer %s is out of range", n.Value)
-			return
-		}
-		v.SetInt(i)
-	case t.Kind() == reflect.Float64:
+		v.SetBool(b)
+	case reflect.Float64:
 		var f float64
-		tag := n.ShortTag()
 		if n.Kind != yaml.ScalarNode || (tag != "!!int" && tag != "!!float") || n.Decode(&f) != nil {
 			d.bad(n, path, "", "want a number, got %s", describe(n))
 			return
@@ -162,7 +168,16 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string, loose bool) 
 		}
 		v.SetFloat(f)
 	default:
-		d.bad(n, path, "", "cannot decode into %s", t)
+		var i int64
+		if n.Kind != yaml.ScalarNode || tag != "!!int" || n.Decode(&i) != nil {
+			d.bad(n, path, "", "want an integer, got %s", describe(n))
+			return
+		}
+		if v.OverflowInt(i) {
+			d.bad(n, path, "", "integer %s is out of range", n.Value)
+			return
+		}
+		v.SetInt(i)
 	}
 }
 

@@ -23,6 +23,9 @@ type Options struct {
 	Check func(expr string) error
 	// Metric checks an assertion's metric selector.
 	Metric func(selector string) error
+	// LiveMetric checks that a metric can be judged while load runs (an
+	// abortOnFail check's).
+	LiveMetric func(selector string) error
 	// Targets are the built-in target names allowed in run:; nil accepts
 	// any non-empty name.
 	Targets []string

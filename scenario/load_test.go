@@ -46,6 +46,12 @@ var testOptions = Options{
 		}
 		return nil
 	},
+	LiveMetric: func(sel string) error {
+		if strings.HasPrefix(sel, "scrape:") {
+			return fmt.Errorf("metric %q is read after load: abortOnFail needs a k6 metric", sel)
+		}
+		return nil
+	},
 	Targets: []string{"bankservice", "ledger", "vault", "kvdispatcher", "kvstore"},
 }
 

@@ -118,6 +118,8 @@ type Workload struct {
 
 	// StreamOrder lists stream names as they appear in the file.
 	StreamOrder []string `yaml:"-" json:"-"`
+	// K6 adds k6 outputs and `k6 run` flags of the workload's own.
+	K6 *K6 `yaml:"k6,omitempty" json:"k6,omitempty"`
 }
 
 // Fault is one entry of the fault schedule.
@@ -159,9 +161,25 @@ type Assertion struct {
 	// Baseline is the window that "baseline" in a check refers to; default
 	// "before" the first fault.
 	Baseline string `yaml:"baseline,omitempty" json:"baseline,omitempty"`
-	// Checks are k6-threshold-like expressions: "p(99) < 250ms",
-	// "rate < 0.01", "count == 0", "p(99) < 1.5 * baseline".
-	Checks []string `yaml:"checks" json:"checks"`
+	// Checks are k6 threshold expressions, with units and a baseline:
+	// "p(99) < 250ms", "rate < 0.01", "count == 0", "p(99) < 1.5 *
+	// baseline"; or k6's object form, {threshold: "p(99) < 1s",
+	// abortOnFail: true, delayAbortEval: 10s}, to stop the run once the
+	// check fails.
+	Checks []Check `yaml:"checks" json:"checks"`
+}
+
+// Check is one check of an assertion: a threshold expression, written as
+// a string or in k6's object form.
+type Check struct {
+	// Threshold is the expression, e.g. "p(99) < 250ms".
+	Threshold string `yaml:"threshold" json:"threshold"`
+	// AbortOnFail stops the run as soon as the check fails while load runs:
+	// faults reverted, load stopped, the record marked aborted.
+	AbortOnFail bool `yaml:"abortOnFail,omitempty" json:"abortOnFail,omitempty"`
+	// DelayAbortEval is how far into the load the check may first stop the
+	// run (with abortOnFail); default at once.
+	DelayAbortEval Duration `yaml:"delayAbortEval,omitempty" json:"delayAbortEval,omitempty"`
 }
 
 // EndCheck is a service's own check, called once after load: a GET of Path

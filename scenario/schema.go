@@ -17,7 +17,7 @@ import (
 
 // modelSources are the model's sources, read for the schema's descriptions.
 //
-//go:embed model.go workload.go
+//go:embed model.go workload.go workload_k6.go
 var modelSources embed.FS
 
 // SchemaID is the $id of the scenario JSON Schema.
@@ -71,6 +71,8 @@ func schemaFor(t reflect.Type) *jsonschema.Schema {
 			Description: "An HTTP path (default /healthz), tcp, or a command as a list (ready when it exits 0).",
 			Examples:    []any{"/healthz", "tcp", []string{"redis-cli", "-p", "{port}", "ping"}},
 		}
+	case t == reflect.TypeFor[Check]():
+		return checkSchema()
 	case t == durationType:
 		return &jsonschema.Schema{
 			Type:        "string",
@@ -92,11 +94,27 @@ func schemaFor(t reflect.Type) *jsonschema.Schema {
 
 func ptr[T any](v T) *T { return &v }
 
+// checkSchema is a check: an expression, or k6's object form.
+func checkSchema() *jsonschema.Schema {
+	props := jsonschema.NewProperties()
+	props.Set("threshold", &jsonschema.Schema{Type: "string", MinLength: ptr(uint64(1))})
+	props.Set("abortOnFail", &jsonschema.Schema{Type: "boolean"})
+	props.Set("delayAbortEval", &jsonschema.Schema{Type: "string", Pattern: durationPattern})
+	return &jsonschema.Schema{
+		AnyOf: []*jsonschema.Schema{
+			{Type: "string", MinLength: ptr(uint64(1))},
+			{Type: "object", Properties: props, Required: []string{"threshold"}, AdditionalProperties: jsonschema.FalseSchema},
+		},
+		Description: "A threshold expression in k6's grammar, or k6's object form that may stop the run when the check fails.",
+		Examples:    []any{"p(99) < 250ms", map[string]any{"threshold": "p(99) < 1s", "abortOnFail": true, "delayAbortEval": "10s"}},
+	}
+}
+
 // modelComments reads the doc comments of the model's types ("Type") and
 // struct fields ("Type.Field").
 func modelComments() (map[string]string, error) {
 	out := map[string]string{}
-	for _, name := range []string{"model.go", "workload.go"} {
+	for _, name := range []string{"model.go", "workload.go", "workload_k6.go"} {
 		src, err := modelSources.ReadFile(name)
 		if err != nil {
 			return nil, err

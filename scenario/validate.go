@@ -281,6 +281,7 @@ func (v *validator) engine() string {
 // k6Workload checks a workload run by a k6 script.
 func (v *validator) k6Workload() {
 	w := v.s.Workload
+	v.k6()
 	if v.ok("workload.script") && strings.TrimSpace(w.Script) == "" {
 		v.missing("workload.script", "a k6 script in workloads/ or a path; or streams: for the native engine")
 	}

@@ -161,12 +161,12 @@ type span struct{ from, to time.Duration }
 func (s *Scenario) windowSpan(w string) (span, string, error) {
 	total := s.Workload.Duration.Std()
 	var allowed []string
-	allowed = append(allowed, "whole")
+	allowed = append(allowed, "whole", "all")
 	for _, n := range s.faultNames() {
 		allowed = append(allowed, "before "+n, "during "+n, "after "+n)
 	}
 	parts := strings.Fields(w)
-	if len(parts) == 1 && parts[0] == "whole" {
+	if len(parts) == 1 && (parts[0] == "whole" || parts[0] == "all") {
 		return span{0, total}, "", nil
 	}
 	if len(parts) != 2 {
@@ -257,7 +257,7 @@ func (v *validator) assertions() {
 		if defaulted {
 			baseline = s.defaultBaseline()
 		}
-		usesBaseline := slices.ContainsFunc(a.Checks, func(c string) bool { return strings.Contains(c, "baseline") })
+		usesBaseline := slices.ContainsFunc(a.Checks, func(c Check) bool { return strings.Contains(c.Threshold, "baseline") })
 		if v.ok(p+".baseline") && faultsOK {
 			w, allowed, err := s.windowSpan(baseline)
 			switch {
@@ -270,20 +270,53 @@ func (v *validator) assertions() {
 				v.errf(p+".baseline", "", "baseline %q is empty (%s to %s of the load)", baseline, w.from, w.to)
 			}
 		}
-		if v.ok(p + ".checks") {
-			if len(a.Checks) == 0 {
-				v.errf(p+".checks", "", "at least one check is required, e.g. \"p(99) < 250ms\"")
-			}
-			for j, c := range a.Checks {
-				cp := fmt.Sprintf("%s.checks[%d]", p, j)
-				switch {
-				case !v.ok(cp):
-				case strings.TrimSpace(c) == "":
-					v.errf(cp, "", "empty check")
-				case v.opts.Check != nil:
-					v.hook(cp, v.opts.Check(c))
-				}
-			}
+		v.checks(p, a)
+	}
+}
+
+// checks validates an assertion's checks: each expression, and the abort
+// options of the object form.
+func (v *validator) checks(p string, a *Assertion) {
+	if !v.ok(p + ".checks") {
+		return
+	}
+	if len(a.Checks) == 0 {
+		v.errf(p+".checks", "", "at least one check is required, e.g. \"p(99) < 250ms\"")
+	}
+	for j, c := range a.Checks {
+		cp := fmt.Sprintf("%s.checks[%d]", p, j)
+		tp := cp
+		if _, object := v.m.pos[cp+".threshold"]; object {
+			tp = cp + ".threshold"
+		}
+		switch {
+		case !v.ok(cp) || !v.ok(cp+".threshold"):
+			continue
+		case strings.TrimSpace(c.Threshold) == "":
+			v.errf(tp, "", "empty check")
+		case v.opts.Check != nil:
+			v.hook(tp, v.opts.Check(c.Threshold))
+		}
+		v.abort(cp, a, c)
+	}
+}
+
+// abort validates a check's abortOnFail and delayAbortEval.
+func (v *validator) abort(cp string, a *Assertion, c Check) {
+	dp := cp + ".delayAbortEval"
+	switch {
+	case !v.ok(dp) || !v.ok(cp+".abortOnFail"):
+	case c.DelayAbortEval < 0:
+		v.errf(dp, "", "must not be negative, got %s", c.DelayAbortEval.Std())
+	case c.DelayAbortEval > 0 && !c.AbortOnFail:
+		v.errf(dp, "", "delayAbortEval delays abortOnFail: set abortOnFail: true, or remove it")
+	case c.AbortOnFail && v.ok("workload.duration") && v.s.Workload.Duration > 0 && c.DelayAbortEval >= v.s.Workload.Duration:
+		v.errf(dp, "less than the load ("+v.s.Workload.Duration.Std().String()+")",
+			"delayAbortEval %s: the check could never stop the run", c.DelayAbortEval.Std())
+	}
+	if c.AbortOnFail && v.opts.LiveMetric != nil && v.ok(cp+".abortOnFail") {
+		if err := v.opts.LiveMetric(a.Metric); err != nil {
+			v.errf(cp+".abortOnFail", "", "%s", err.Error())
 		}
 	}
 }

@@ -30,6 +30,9 @@ func (v *validator) nativeWorkload() {
 	if len(w.Params) > 0 {
 		v.keyErrf("workload.params", "", "params are a k6 script's environment; the native engine runs streams:")
 	}
+	if w.K6 != nil && v.ok("workload.k6") {
+		v.keyErrf("workload.k6", "", "k6 outputs and flags are for engine k6; the native engine runs streams:")
+	}
 	v.targets()
 	if v.ok("workload.connections") && (w.Connections < 0 || w.Connections > 100000) {
 		v.errf("workload.connections", "1 to 100000 (0: from the rates)", "connections %d out of range", w.Connections)

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -84,6 +85,7 @@ func New(p output.Params) (output.Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.tags = withThresholdTags(cfg.tags, p.ScriptOptions.Thresholds)
 	logger := p.Logger
 	if logger == nil {
 		logger = logrus.StandardLogger()
@@ -208,4 +210,25 @@ func (o *Output) Stop() error {
 		err = o.sink.write(end)
 	}
 	return errors.Join(err, o.sink.close())
+}
+
+// withThresholdTags adds to tags the tags the script's thresholds select
+// on (http_req_duration{type:API} needs type), in name order, so that
+// whoever reads the stream can judge every threshold.
+func withThresholdTags(tags []string, thresholds map[string]metrics.Thresholds) []string {
+	var more []string
+	for key := range thresholds {
+		_, kvs, err := metrics.ParseMetricName(key)
+		if err != nil {
+			continue // k6 refuses the key itself
+		}
+		for _, kv := range kvs {
+			name, _, _ := strings.Cut(kv, ":")
+			if name = strings.TrimSpace(name); !slices.Contains(tags, name) && !slices.Contains(more, name) {
+				more = append(more, name)
+			}
+		}
+	}
+	slices.Sort(more)
+	return append(slices.Clip(tags), more...)
 }

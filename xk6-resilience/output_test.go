@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -349,5 +350,26 @@ func TestOutputCountsDroppedWhenReceiverGone(t *testing.T) {
 	}
 	if el := time.Since(start); el > 30*time.Second {
 		t.Fatalf("Stop took %v", el)
+	}
+}
+
+// TestThresholdTags: the tags a script's thresholds select on are kept
+// beside the default ones (a threshold on {type:API} is judged over series
+// keyed by type); a malformed key adds nothing.
+func TestThresholdTags(t *testing.T) {
+	th := map[string]metrics.Thresholds{
+		"http_req_duration{type:API}":                metrics.NewThresholds([]string{"avg<200"}),
+		"checks{check:ok,scenario:a}":                metrics.NewThresholds([]string{"rate>0.9"}),
+		"http_req_duration{ group : ::login,type:x}": metrics.NewThresholds([]string{"p(95)<1"}),
+		"bad{nope":  metrics.NewThresholds([]string{"count<1"}),
+		"http_reqs": metrics.NewThresholds([]string{"count>1"}),
+	}
+	got := withThresholdTags(DefaultTags, th)
+	want := append(slices.Clone(DefaultTags), "check", "group", "type")
+	if !slices.Equal(got, want) {
+		t.Errorf("tags %q, want %q", got, want)
+	}
+	if !slices.Equal(withThresholdTags(DefaultTags, nil), DefaultTags) || len(DefaultTags) != 14 {
+		t.Error("no thresholds: the default tags must stay as they are")
 	}
 }

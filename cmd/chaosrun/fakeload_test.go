@@ -159,3 +159,62 @@ func waitPage(t *testing.T, so, se *syncBuffer) string {
 	t.Fatalf("no page URL; stderr:\n%s", se)
 	return ""
 }
+
+const abortScenario = `version: 1
+name: abort-early
+services:
+  ledger: {run: ledger}
+workload:
+  script: bank.js
+  duration: 60s
+  targets: [ledger]
+assertions:
+  - name: fast-enough
+    metric: http_req_duration
+    checks:
+      - {threshold: "p(99) < 100ms", abortOnFail: true, delayAbortEval: 5s}
+`
+
+// TestRunAbortOnFailCommand: `chaosrun run` of a 60 s scenario whose
+// abortOnFail check fails at 10 s (a fake second every 20ms) stops long
+// before the end, exits 1 and says why in every report format.
+func TestRunAbortOnFailCommand(t *testing.T) {
+	var secs [][]record.Series
+	for i := range 60 {
+		v := 10.0
+		if i >= 10 {
+			v = 500
+		}
+		secs = append(secs, []record.Series{{Metric: "http_req_duration", Kind: record.Trend, Count: 100, Sum: 100 * v, Min: v, Max: v, Hist: constHist(t, 100, v)}})
+	}
+	load := &loadtest.Load{Windows: secs, Every: 20 * time.Millisecond}
+	st, _, se := fakeState(t, load, &loadtest.Testbed{})
+	code := Execute(context.Background(), st, []string{"run", "--quiet", writeScenario(t, abortScenario)})
+	if code != exitBreach || !strings.Contains(se.String(), `abort-early aborted: abortOnFail: fast-enough: "p(99) < 100ms" failed`) {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitBreach, se)
+	}
+	if load.Sent() > 10+5+3 {
+		t.Errorf("load stopped after %d of 60 seconds", load.Sent())
+	}
+	dir := filepath.Join(st.Dir, "chaosrun-results", "abort-early")
+	for _, f := range []string{"run.json", "summary.md", "report.html", "junit.xml"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil || !strings.Contains(string(b), "abortOnFail: fast-enough") {
+			t.Errorf("%s does not say why the run was aborted (%v)", f, err)
+		}
+	}
+}
+
+// constHist is the encoded histogram of n samples of v (k6 units).
+func constHist(t *testing.T, n int, v float64) string {
+	t.Helper()
+	h := record.NewHist()
+	if err := h.RecordValues(int64(v*1000), int64(n)); err != nil {
+		t.Fatal(err)
+	}
+	s, err := record.EncodeHist(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

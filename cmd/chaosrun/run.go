@@ -195,6 +195,9 @@ func runOne(ctx context.Context, st *State, f *runFlags, eng engine, o runner.Op
 				failed = append(failed, v.Assertion)
 			}
 		}
+		if rec.Aborted != "" {
+			fmt.Fprintf(st.Stderr, "chaosrun run: %s aborted: %s\n", sc.Name, rec.Aborted)
+		}
 		fmt.Fprintf(st.Stderr, "chaosrun run: %s breached: %s\n", sc.Name, strings.Join(failed, ", "))
 		return exitBreach
 	}

@@ -21,12 +21,13 @@ import (
 // scenarioOptions wires the fault and assertion checkers into the loader.
 func scenarioOptions() scenario.Options {
 	return scenario.Options{
-		FaultKind: faults.Check,
-		Check:     assertions.ValidateCheck,
-		Metric:    assertions.ValidateMetric,
-		Targets:   servers.Targets(),
-		HostKind:  faults.IsHostKind,
-		Compose:   compose.Import,
+		FaultKind:  faults.Check,
+		Check:      assertions.ValidateCheck,
+		Metric:     assertions.ValidateMetric,
+		LiveMetric: assertions.ValidateLiveMetric,
+		Targets:    servers.Targets(),
+		HostKind:   faults.IsHostKind,
+		Compose:    compose.Import,
 	}
 }
 

@@ -19,12 +19,19 @@ import (
 // (one second apart, the first at the start it reports: whole seconds in
 // the past, so that the windows lie inside the run) and then ends after
 // RunFor with Err. With NeverStart it never says hello; with IgnoreStop it
-// does not end when told to.
+// does not end when told to. Every paces the windows: one each Every of
+// wall time (a second of load in less), until it is told to stop.
 type Load struct {
 	StartAfter time.Duration
 	RunFor     time.Duration
 	// Windows are the series of each second of load.
 	Windows [][]record.Series
+	// Every, when set, sends a window each Every instead of all at once.
+	Every time.Duration
+	// Checks are the load's own checks (as a k6 script's thresholds).
+	Checks []scenario.Assertion
+	// Ends are how its processes ended, for the record.
+	Ends []record.LoadPart
 	// Err is the end the load reports; nil is a clean end.
 	Err        error
 	NeverStart bool
@@ -82,6 +89,13 @@ func (l *Load) run(ctx context.Context) {
 	l.mu.Unlock()
 	close(l.started)
 	for i, series := range l.Windows {
+		if l.Every > 0 && i > 0 {
+			select {
+			case <-time.After(l.Every):
+			case <-l.stop:
+				return
+			}
+		}
 		w := record.Window{Start: base.Add(time.Duration(i) * time.Second), Series: series}
 		l.mu.Lock()
 		l.sent = append(l.sent, w)
@@ -99,6 +113,19 @@ func (l *Load) run(ctx context.Context) {
 			select {} // a part that never ends
 		}
 	}
+}
+
+// ScriptChecks are the fake's own checks.
+func (l *Load) ScriptChecks() []scenario.Assertion { return l.Checks }
+
+// Parts are the fake's process ends.
+func (l *Load) Parts() []record.LoadPart { return l.Ends }
+
+// Sent is how many windows the fake sent.
+func (l *Load) Sent() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.sent)
 }
 
 // Started is closed once the fake runs.

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -52,6 +51,16 @@ type Spec struct {
 	LogPath string
 	// Dir is k6's working folder; default the current one.
 	Dir string
+	// Duration, when set, runs the script for this long (--duration): for
+	// a script without a schedule of its own.
+	Duration time.Duration
+	// Outputs are more k6 outputs (--out each) beside the results stream.
+	Outputs []string
+	// SummaryPath, if set, receives k6's stdout: its end-of-test summary
+	// (or what the script's handleSummary prints).
+	SummaryPath string
+	// SummaryExport, if set, is where k6 writes its summary as JSON.
+	SummaryExport string
 	// Extra are more arguments for `k6 run`, before the script.
 	Extra []string
 	// Started, if set, is called with k6's PID once it runs.
@@ -73,15 +82,12 @@ type Result struct {
 
 // Args returns the command line Run passes to k6 (without the binary).
 func Args(s Spec) []string {
-	args := []string{"run", "--quiet", "--no-usage-report", "--no-color",
-		"--summary-mode=disabled", "--address", ""}
-	keys := make([]string, 0, len(s.Env))
-	for k := range s.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	args := []string{"run", "--quiet", "--no-usage-report", "--no-color", "--address", ""}
+	for _, k := range sortedKeys(s.Env) {
 		args = append(args, "-e", k+"="+s.Env[k])
+	}
+	if s.Duration > 0 {
+		args = append(args, "--duration", s.Duration.String())
 	}
 	if s.StreamAddr != "" {
 		out := "resilience=tcp://" + s.StreamAddr
@@ -89,6 +95,12 @@ func Args(s Spec) []string {
 			out += "?" + s.StreamOptions.Encode()
 		}
 		args = append(args, "--out", out)
+	}
+	for _, o := range s.Outputs {
+		args = append(args, "--out", o)
+	}
+	if s.SummaryExport != "" {
+		args = append(args, "--summary-export", s.SummaryExport)
 	}
 	args = append(args, s.Extra...)
 	return append(args, s.Script)
@@ -116,22 +128,18 @@ func run(ctx context.Context, s Spec, started func(pid int)) (Result, error) {
 		return Result{}, fmt.Errorf("k6run: not started: %w", err)
 	}
 	tail := &ring{max: tailBytes}
-	var out io.Writer = tail
-	if s.LogPath != "" {
-		f, err := os.Create(s.LogPath)
-		if err != nil {
-			return Result{}, fmt.Errorf("k6run: k6 log: %w", err)
-		}
-		defer f.Close()
-		out = io.MultiWriter(f, tail)
+	stdout, stderr, closeOut, err := outputs(s, tail)
+	if err != nil {
+		return Result{}, err
 	}
+	defer closeOut()
 	cmd := exec.Command(s.Binary, Args(s)...)
 	cmd.Dir = s.Dir
 	cmd.Env = append(os.Environ(), "K6_NO_USAGE_REPORT=true")
 	if s.StreamToken != "" {
 		cmd.Env = append(cmd.Env, "K6_RESILIENCE_TOKEN="+s.StreamToken)
 	}
-	cmd.Stdout, cmd.Stderr = out, out
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// If the harness is killed, k6 dies with it (on Linux).
 	cmd.SysProcAttr = childproc.Attr()
 	start := time.Now()
@@ -185,6 +193,42 @@ func run(ctx context.Context, s Spec, started func(pid int)) (Result, error) {
 		return res, fmt.Errorf("k6 (pid %d) exited with code %d after %s%s",
 			pid, res.ExitCode, res.Duration.Round(time.Millisecond), outputEnds(res.Tail))
 	}
+}
+
+// outputs are where k6's stdout and stderr go: both to the tail and the
+// log, stdout (the summary) also to the summary file.
+func outputs(s Spec, tail *ring) (stdout, stderr io.Writer, closeAll func(), err error) {
+	var files []*os.File
+	closeAll = func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	create := func(path, what string) (*os.File, error) {
+		f, err := os.Create(path)
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("k6run: k6 %s: %w", what, err)
+		}
+		files = append(files, f)
+		return f, nil
+	}
+	stdout, stderr = tail, tail
+	if s.LogPath != "" {
+		f, err := create(s.LogPath, "log")
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		stdout, stderr = io.MultiWriter(f, tail), io.MultiWriter(f, tail)
+	}
+	if s.SummaryPath != "" {
+		f, err := create(s.SummaryPath, "summary")
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		stdout = io.MultiWriter(f, stdout)
+	}
+	return stdout, stderr, closeAll, nil
 }
 
 // outputEnds quotes the end of k6's output for an error message.

@@ -23,20 +23,23 @@ func TestArgs(t *testing.T) {
 	tests := []struct {
 		name string
 		spec Spec
-		out  string
+		mid  []string // between the environment and the extra flags
 	}{
-		{"plain", Spec{StreamAddr: "127.0.0.1:9"}, "resilience=tcp://127.0.0.1:9"},
+		{"plain", Spec{StreamAddr: "127.0.0.1:9"}, []string{"--out", "resilience=tcp://127.0.0.1:9"}},
 		{"TLS options; the token stays off the command line",
 			Spec{StreamAddr: "127.0.0.1:9", StreamToken: "s3cret", StreamOptions: url.Values{"ca": {"/tmp/a b.pem"}, "server_name": {"h.test"}}},
-			"resilience=tcp://127.0.0.1:9?ca=%2Ftmp%2Fa+b.pem&server_name=h.test"},
+			[]string{"--out", "resilience=tcp://127.0.0.1:9?ca=%2Ftmp%2Fa+b.pem&server_name=h.test"}},
+		{"a duration, outputs of the workload's own, the summary exported",
+			Spec{StreamAddr: "127.0.0.1:9", Duration: 15 * time.Second, Outputs: []string{"csv=r.csv", "web-dashboard"}, SummaryExport: "k6/summary.json"},
+			[]string{"--duration", "15s", "--out", "resilience=tcp://127.0.0.1:9", "--out", "csv=r.csv", "--out", "web-dashboard", "--summary-export", "k6/summary.json"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := tt.spec
 			s.Script, s.Env, s.Extra = "s.js", map[string]string{"B": "2", "A": "1"}, []string{"--vus", "1"}
 			got := Args(s)
-			want := []string{"run", "--quiet", "--no-usage-report", "--no-color", "--summary-mode=disabled", "--address", "",
-				"-e", "A=1", "-e", "B=2", "--out", tt.out, "--vus", "1", "s.js"}
+			want := append(append([]string{"run", "--quiet", "--no-usage-report", "--no-color", "--address", "",
+				"-e", "A=1", "-e", "B=2"}, tt.mid...), "--vus", "1", "s.js")
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("Args =\n%q\nwant\n%q", got, want)
 			}
