@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,10 +16,12 @@ import (
 	"github.com/chaosrun/chaosrun/testbed/docker"
 	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
+	"github.com/chaosrun/chaosrun/workloads/native"
 )
 
 // engine is what run and gameday settle before any load: the repository
-// root, the k6 binary and, for the Docker testbed, the chaosrun image.
+// root, the k6 binary when a scenario to run needs k6 and, for the Docker
+// testbed, the chaosrun image.
 type engine struct {
 	root  string
 	k6    k6build.Binary
@@ -31,18 +34,26 @@ func k6Options(st *State) k6build.Options {
 	return k6build.Options{Progress: st.Stderr, Getenv: st.Getenv, Dir: st.Dir}
 }
 
-// prepare finds the repository, builds or checks k6 (unless the state
-// brings its own load) and, for Docker, builds the image.
-func prepare(ctx context.Context, st *State, k6path, bed string) (engine, error) {
+// needsK6 reports whether any of the scenarios runs its workload on k6.
+func needsK6(scs []*scenario.Scenario) bool {
+	return slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return sc.Workload.EngineName() == scenario.EngineK6 })
+}
+
+// prepare finds the repository, builds or checks k6 when one of the
+// scenarios needs it (and the state brings no load of its own) and, for
+// Docker, builds the image. Native workloads need neither k6 nor the
+// repository.
+func prepare(ctx context.Context, st *State, k6path, bed string, scs []*scenario.Scenario) (engine, error) {
 	t0 := time.Now()
 	o := k6Options(st)
 	o.K6Path = st.path(k6path)
 	root, err := o.RepoRoot()
-	if err != nil && k6path == "" && st.NewLoad == nil {
-		return engine{}, fail(exitRunError, err)
+	k6 := st.NewLoad == nil && needsK6(scs)
+	if err != nil && k6path == "" && k6 {
+		return engine{}, fail(exitRunError, fmt.Errorf("%w (a workload with engine: k6 needs k6 built from the repository, or --k6 PATH)", err))
 	}
 	e := engine{root: root}
-	if st.NewLoad == nil {
+	if k6 {
 		o.Root = root
 		if e.k6, err = k6build.Ensure(ctx, o); err != nil {
 			return e, failf(harnessCode(ctx), "k6: %w", err)
@@ -57,18 +68,22 @@ func prepare(ctx context.Context, st *State, k6path, bed string) (engine, error)
 	return e, nil
 }
 
-// load makes a run's load: the state's (a test's fake), else k6
-// processes, shards of them, streaming where results says.
-func (e engine) load(st *State, shards int, results runner.Results) runner.NewLoad {
-	if st.NewLoad != nil {
+// load makes the load of sc's run: the state's (a test's fake), else
+// shards of `chaosrun load` processes for a native workload, or of k6
+// for one with engine: k6, streaming where results says.
+func (e engine) load(st *State, sc *scenario.Scenario, shards int, results runner.Results) runner.NewLoad {
+	switch {
+	case st.NewLoad != nil:
 		return st.NewLoad
+	case sc.Workload.EngineName() == scenario.EngineK6:
+		return runner.K6(runner.K6Config{Binary: e.k6.Path, ScriptDir: workloads.ScriptsDir(e.root), Shards: shards, Results: results})
 	}
-	return runner.K6(runner.K6Config{Binary: e.k6.Path, ScriptDir: workloads.ScriptsDir(e.root), Shards: shards, Results: results})
+	return runner.Native(runner.NativeConfig{Executable: st.Executable, Shards: shards, Results: results})
 }
 
 // shardsFlag adds --load-shards.
 func shardsFlag(cmd *cobra.Command, n *int) {
-	cmd.Flags().IntVar(n, "load-shards", 1, "run the workload as N load processes (k6 execution segments) and merge their results")
+	cmd.Flags().IntVar(n, "load-shards", 1, "run the workload as N load processes (each every Nth arrival; k6: execution segments) and merge their results")
 }
 
 // checkShards refuses a shard count out of range.
@@ -79,9 +94,16 @@ func checkShards(n int) error {
 	return nil
 }
 
-// versions are the record's versions of what ran.
-func (e engine) versions() map[string]string {
-	return map[string]string{"chaosrun": version(), "k6": e.k6.Version}
+// versions are the record's versions of what ran sc's load: the engine
+// by name, and k6's version when it ran.
+func (e engine) versions(sc *scenario.Scenario) map[string]string {
+	v := map[string]string{"chaosrun": version(), "engine": sc.Workload.EngineName()}
+	if v["engine"] == scenario.EngineK6 {
+		v["k6"] = e.k6.Version
+	} else {
+		v["native"] = native.Version
+	}
+	return v
 }
 
 // dockerCacheDir is where the static chaosrun binary for the images is

@@ -5,6 +5,9 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/chaosrun/chaosrun/workloads/k6build"
+	"github.com/chaosrun/chaosrun/workloads/native"
 )
 
 func version() string {
@@ -20,7 +23,7 @@ func newVersionCmd(st *State) *cobra.Command {
 		Short: "print versions",
 		Args:  cobra.NoArgs,
 		Run: func(*cobra.Command, []string) {
-			fmt.Fprintf(st.Stdout, "chaosrun %s (k6 v1.8.1 with xk6-resilience, Toxiproxy v2.12.0)\n", version())
+			fmt.Fprintf(st.Stdout, "chaosrun %s (load: %s; k6 %s with xk6-resilience for engine: k6; Toxiproxy v2.12.0)\n", version(), native.Version, k6build.K6Version)
 		},
 	}
 }
