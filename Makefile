@@ -34,7 +34,7 @@ test-ext:
 
 # Every parser of outside input is fuzzed for a bounded time; findings are
 # kept as regression inputs under each package's testdata/fuzz.
-FUZZ_TARGETS = ./scenario:FuzzParse ./scenario:FuzzWorkload ./compose:FuzzImport ./assertions:FuzzParseCheck ./workloads/stream:FuzzDecode ./record:FuzzHistCount ./record:FuzzReadJSON ./testbed/httpstage:FuzzStage ./targets/bankservice:FuzzRequests ./targets/kvdispatcher:FuzzRequests ./export/metrics:FuzzParseScrapeKey
+FUZZ_TARGETS = ./scenario:FuzzParse ./scenario:FuzzWorkload ./workloads/native:FuzzReadSpec ./workloads/native:FuzzParseResults ./compose:FuzzImport ./assertions:FuzzParseCheck ./workloads/stream:FuzzDecode ./record:FuzzHistCount ./record:FuzzReadJSON ./testbed/httpstage:FuzzStage ./targets/bankservice:FuzzRequests ./targets/kvdispatcher:FuzzRequests ./export/metrics:FuzzParseScrapeKey
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
