@@ -2,23 +2,16 @@ package native
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
-	"math/big"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chaosrun/chaosrun/internal/testenv"
 	"github.com/chaosrun/chaosrun/models/arrival"
 	"github.com/chaosrun/chaosrun/workloads/stream"
 )
@@ -56,7 +49,7 @@ func TestParseShard(t *testing.T) {
 
 func TestParseResults(t *testing.T) {
 	dir := t.TempDir()
-	ca, keyFile := selfSigned(t, dir, "judge")
+	ca, keyFile := testenv.WriteCert(t, []string{"judge"}, nil)
 	tests := []struct {
 		in      string
 		want    string // String() of the result
@@ -147,7 +140,7 @@ func TestRunToReceiver(t *testing.T) {
 	srv := okServer(t)
 	spec := Spec{Seed: 1, Streams: []Stream{{Name: "get", Targets: []string{srv.URL}, Method: "GET", Path: "/", Timeout: time.Second,
 		Arrival: arrival.Constant(100, 0, 30*time.Second), Tags: map[string]string{"api": "Get"}}}}
-	certFile, keyFile := selfSigned(t, t.TempDir(), "judge.test")
+	certFile, keyFile := testenv.WriteCert(t, []string{"judge.test"}, nil)
 	serverTLS, err := stream.ServerTLS(certFile, keyFile)
 	if err != nil {
 		t.Fatal(err)
@@ -224,36 +217,6 @@ func TestRunToRefusals(t *testing.T) {
 	if _, err := RunTo(context.Background(), spec, Shard{}, never); err == nil || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("unwritable results file: err = %v", err)
 	}
-}
-
-// selfSigned writes a self-signed certificate for name and 127.0.0.1 and
-// its key into dir; it returns their paths.
-func selfSigned(t *testing.T, dir, name string) (certFile, keyFile string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name}, DNSNames: []string{name},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true, IsCA: true}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return certFile, keyFile
 }
 
 func FuzzReadSpec(f *testing.F) {
