@@ -81,6 +81,7 @@ func runLoad(ctx context.Context, st *State, f *loadFlags, args []string) error 
 	if err := native.Check(spec, shard); err != nil {
 		return fail(exitUsage, err)
 	}
+	fmt.Fprintf(st.Stderr, "chaosrun load: shard %s, %d stream(s), results to %s\n", shard, len(spec.Streams), res)
 	sum, err := native.RunTo(ctx, spec, shard, res)
 	if err != nil {
 		return fail(harnessCode(ctx), err)
