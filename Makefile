@@ -49,6 +49,8 @@ FUZZ_TARGETS = \
   ./scenario:FuzzParse \
   ./scenario:FuzzWorkload \
   ./workloads/k6run:FuzzParseOptions \
+  ./workloads/native:FuzzReadSpec \
+  ./workloads/native:FuzzParseResults \
   ./compose:FuzzImport \
   ./assertions:FuzzParseCheck \
   ./workloads/stream:FuzzDecode \

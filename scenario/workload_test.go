@@ -6,15 +6,22 @@ import (
 	"time"
 )
 
-// TestCatalogEngines checks that every catalog scenario keeps running its
-// k6 script, and that the native example runs on the native engine.
+// TestCatalogEngines checks that every catalog scenario runs either its k6
+// script on k6 or its streams on the native engine, and that the k6 copies
+// (scenarios/k6) run on k6.
 func TestCatalogEngines(t *testing.T) {
 	files, _ := filepath.Glob("../scenarios/*.yaml")
 	examples, _ := filepath.Glob("../scenarios/examples/*.yaml")
-	if len(files) == 0 || len(examples) == 0 {
+	k6, _ := filepath.Glob("../scenarios/k6/*.yaml")
+	if len(files) == 0 || len(examples) == 0 || len(k6) == 0 {
 		t.Fatal("no catalog")
 	}
-	for _, f := range append(files, examples...) {
+	for _, f := range k6 {
+		if s, err := Load(f, Options{}); err != nil || s.Workload.Engine != EngineK6 {
+			t.Errorf("%s: a k6 copy that does not run on k6 (%v)", f, err)
+		}
+	}
+	for _, f := range append(append(files, examples...), k6...) {
 		s, err := Load(f, Options{})
 		if err != nil {
 			t.Fatal(err)

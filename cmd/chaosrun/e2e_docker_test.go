@@ -123,7 +123,7 @@ func TestReliabilityDockerInterruptAndKill(t *testing.T) {
 			for len(ownedBy(t, cli, pid)) < 5 && time.Now().Before(deadline) {
 				time.Sleep(200 * time.Millisecond)
 			}
-			waitForChild(t, pid, "k6", time.Minute)
+			waitForChild(t, pid, nativeVault.child, time.Minute)
 			time.Sleep(3 * time.Second)
 			if n := len(ownedBy(t, cli, pid)); n < 5 {
 				t.Fatalf("the run has %d containers and networks, want 5 (4 containers, 1 network)\n%s", n, bg.stderr.String())

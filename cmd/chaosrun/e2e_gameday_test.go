@@ -181,10 +181,25 @@ func TestGameDayBrowser(t *testing.T) {
 
 // TestGameDayStopCondition: without the bulkhead, the slow vault breaks the
 // check SLO (the B of the browser test's A); as a guard it reverts the
-// fault by itself within its grace + 2s of breaching.
+// fault by itself within its grace + 2s of breaching. Both engines run a
+// game day's load: native (the browser test's too) and k6.
 func TestGameDayStopCondition(t *testing.T) {
 	skipShort(t)
-	g := startGameDay(t, "--set", "bank.bulkheads=off", "--guard", "check-p99", "--grace", "3s", gamedayScenario)
+	for _, tc := range []struct{ file, name, engine string }{
+		{gamedayScenario, "gameday-bank", "native"},
+		{"gameday/testdata/gameday-bank-k6.yaml", "gameday-bank-k6", "k6"},
+	} {
+		t.Run(tc.engine, func(t *testing.T) {
+			rec := gameDayStopCondition(t, tc.file, tc.name)
+			if rec.Versions["engine"] != tc.engine {
+				t.Errorf("record's versions %v do not name engine %s", rec.Versions, tc.engine)
+			}
+		})
+	}
+}
+
+func gameDayStopCondition(t *testing.T, file, name string) *record.Run {
+	g := startGameDay(t, "--set", "bank.bulkheads=off", "--guard", "check-p99", "--grace", "3s", file)
 	deadline := time.Now().Add(40 * time.Second)
 	for {
 		var st struct {
@@ -247,7 +262,7 @@ func TestGameDayStopCondition(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "no faults in force") {
 		t.Errorf("chaosrun fault list: %v\n%s", err, out)
 	}
-	rec := g.finish(t, "gameday-bank")
+	rec := g.finish(t, name)
 	var auto bool
 	for _, ev := range rec.Faults {
 		auto = auto || ev.Action == record.Reverted && strings.Contains(ev.Detail, "stop condition")
@@ -256,6 +271,7 @@ func TestGameDayStopCondition(t *testing.T) {
 		t.Errorf("record lacks the automatic revert: %+v", rec.Faults)
 	}
 	assertNothingLeft(t, rec)
+	return rec
 }
 
 // plotsReady is true when every plot of the page is a drawn chart with

@@ -18,6 +18,15 @@ var shortRun = []string{
 	"--set", "faults.slow-vault.duration=8s",
 }
 
+// slowVault is bank-slow-vault on one engine: its file, the folder of its
+// record and what its load processes' command lines hold.
+type slowVault struct{ file, name, child string }
+
+var (
+	nativeVault = slowVault{"scenarios/bank-slow-vault.yaml", "bank-slow-vault", " load --spec "}
+	k6Vault     = slowVault{"scenarios/k6/bank-slow-vault.yaml", "bank-slow-vault-k6", " run --quiet"}
+)
+
 // descendants lists the PIDs below pid with their command lines, from /proc.
 func descendants(pid int) map[int]string {
 	parent := map[int]int{}
@@ -105,23 +114,31 @@ func TestReliabilityHarnessSurvivesItsParts(t *testing.T) {
 		extra    []string
 		wantCode int
 		wantMsg  string
+		// on is the scenario's engine; default native.
+		on *slowVault
 	}{
 		{name: "target dies", victim: "serve ledger", wantCode: exitRunError, wantMsg: "ledger (pid"},
-		{name: "k6 dies", victim: " run --quiet", wantCode: exitRunError, wantMsg: "k6 (pid"},
+		{name: "load process dies", victim: nativeVault.child, wantCode: exitRunError, wantMsg: "native: chaosrun load (pid"},
+		{name: "k6 dies", victim: k6Vault.child, wantCode: exitRunError, wantMsg: "k6 (pid", on: &k6Vault},
 		{name: "toxiproxy dies", victim: "serve toxiproxy", wantCode: exitRunError, wantMsg: "toxiproxy (pid"},
 		{name: "SIGTERM", signal: syscall.SIGTERM, wantCode: exitInterrupted, wantMsg: "interrupted"},
 		{name: "wall-clock limit", extra: []string{"--timeout", "12s"}, wantCode: exitRunError, wantMsg: "wall-clock limit of 12s"},
-		// A stopped k6 ignores SIGTERM and never ends by itself: the limit
-		// must still end the run (SIGKILL acts on a stopped process).
-		{name: "k6 stops answering", victim: " run --quiet", strike: syscall.SIGSTOP, extra: []string{"--timeout", "14s"}, wantCode: exitRunError, wantMsg: "wall-clock limit of 14s"},
+		// A stopped load process ignores SIGINT and never ends by itself:
+		// the limit must still end the run (SIGKILL acts on a stopped
+		// process).
+		{name: "load process stops answering", victim: nativeVault.child, strike: syscall.SIGSTOP, extra: []string{"--timeout", "14s"}, wantCode: exitRunError, wantMsg: "wall-clock limit of 14s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			on := nativeVault
+			if tc.on != nil {
+				on = *tc.on
+			}
 			outDir := t.TempDir()
-			args := append(append(append([]string{"run", "--quiet", "--out-dir", outDir}, shortRun...), tc.extra...), "scenarios/bank-slow-vault.yaml")
+			args := append(append(append([]string{"run", "--quiet", "--out-dir", outDir}, shortRun...), tc.extra...), on.file)
 			bg := startChaosrun(t, args...)
 			// Strike once load runs.
-			waitForChild(t, bg.cmd.Process.Pid, " run --quiet", 5*time.Minute)
+			waitForChild(t, bg.cmd.Process.Pid, on.child, 5*time.Minute)
 			time.Sleep(5 * time.Second)
 			switch {
 			case tc.victim != "":
@@ -145,14 +162,14 @@ func TestReliabilityHarnessSurvivesItsParts(t *testing.T) {
 			if !strings.Contains(stderr, tc.wantMsg) {
 				t.Errorf("message does not say %q", tc.wantMsg)
 			}
-			r := readRecord(t, filepath.Join(outDir, "bank-slow-vault", "run.json"))
+			r := readRecord(t, filepath.Join(outDir, on.name, "run.json"))
 			if !r.Incomplete {
 				t.Error("record not marked incomplete")
 			}
 			if len(r.Windows) == 0 {
 				t.Error("the partial record has no results windows")
 			}
-			if _, err := os.Stat(filepath.Join(outDir, "bank-slow-vault", "summary.md")); err != nil {
+			if _, err := os.Stat(filepath.Join(outDir, on.name, "summary.md")); err != nil {
 				t.Errorf("no partial summary: %v", err)
 			}
 			assertNothingLeft(t, r)
@@ -183,13 +200,13 @@ func TestReliabilityUnwritableOutDir(t *testing.T) {
 func TestReliabilityKilledHarnessLeavesNothing(t *testing.T) {
 	skipShort(t)
 	outDir := t.TempDir()
-	bg := startChaosrun(t, append(append([]string{"run", "--quiet", "--out-dir", outDir}, shortRun...), "scenarios/bank-slow-vault.yaml")...)
+	bg := startChaosrun(t, append(append([]string{"run", "--quiet", "--out-dir", outDir, "--load-shards", "2"}, shortRun...), nativeVault.file)...)
 	cmd := bg.cmd
-	waitForChild(t, cmd.Process.Pid, " run --quiet", 5*time.Minute)
+	waitForChild(t, cmd.Process.Pid, nativeVault.child, 5*time.Minute)
 	time.Sleep(3 * time.Second)
 	kids := descendants(cmd.Process.Pid)
-	if len(kids) < 5 {
-		t.Fatalf("expected toxiproxy, 3 services and k6 below chaosrun, found %v", kids)
+	if len(kids) < 6 {
+		t.Fatalf("expected toxiproxy, 3 services and 2 load processes below chaosrun, found %v", kids)
 	}
 	cmd.Process.Kill()
 	<-bg.done

@@ -65,9 +65,17 @@ type cmdResult struct {
 
 func runChaosrun(t *testing.T, timeout time.Duration, args ...string) cmdResult {
 	t.Helper()
+	return runChaosrunEnv(t, timeout, nil, args...)
+}
+
+// runChaosrunEnv is runChaosrun with env (KEY=VALUE) added to the
+// environment.
+func runChaosrunEnv(t *testing.T, timeout time.Duration, env []string, args ...string) cmdResult {
+	t.Helper()
 	outDir := t.TempDir()
 	cmd := exec.Command(chaosrunBinary(t), append([]string{"run", "--out-dir", outDir}, args...)...)
 	cmd.Dir = repoRoot(t)
+	cmd.Env = append(os.Environ(), env...)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	if err := cmd.Start(); err != nil {
@@ -138,29 +146,48 @@ func assertNothingLeft(t *testing.T, r *record.Run) {
 
 func skipShort(t *testing.T) {
 	if testing.Short() {
-		t.Skip("end-to-end run (real k6, Toxiproxy and targets); not run with -short")
+		t.Skip("end-to-end run (real load, Toxiproxy and targets); not run with -short")
 	}
 }
 
+// TestSlowVaultBulkheadsAB runs the README's main job both ways, as it is
+// (native, 60 s, with an empty k6 cache: the default path builds no k6)
+// and shortened on k6.
 func TestSlowVaultBulkheadsAB(t *testing.T) {
 	skipShort(t)
 	cases := []struct {
-		name     string
-		args     []string
-		wantCode int
+		name       string
+		on         slowVault
+		args       []string
+		wantCode   int
+		minWindows int
 	}{
-		{"bulkheads-on-holds", nil, exitOK},
-		{"bulkheads-off-breaches", []string{"--set", "bank.bulkheads=off"}, exitBreach},
+		{"bulkheads-on-holds", nativeVault, nil, exitOK, 50},
+		{"bulkheads-off-breaches", nativeVault, []string{"--set", "bank.bulkheads=off"}, exitBreach, 50},
+		{"k6/bulkheads-on-holds", k6Vault, shortRun, exitOK, 20},
+		{"k6/bulkheads-off-breaches", k6Vault, append([]string{"--set", "bank.bulkheads=off"}, shortRun...), exitBreach, 20},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append(append([]string{"--quiet"}, tc.args...), "scenarios/bank-slow-vault.yaml")
-			res := runChaosrun(t, 6*time.Minute, args...)
+			args := append(append([]string{"--quiet"}, tc.args...), tc.on.file)
+			var env []string
+			cache := t.TempDir()
+			if tc.on == nativeVault {
+				env = []string{"CHAOSRUN_CACHE=" + cache}
+			}
+			res := runChaosrunEnv(t, 6*time.Minute, env, args...)
 			t.Logf("stdout:\n%s", res.stdout)
 			if res.code != tc.wantCode {
 				t.Fatalf("exit code %d, want %d\nstderr:\n%s", res.code, tc.wantCode, res.stderr)
 			}
-			r := readRecord(t, filepath.Join(res.outDir, "bank-slow-vault", "run.json"))
+			r := readRecord(t, filepath.Join(res.outDir, tc.on.name, "run.json"))
+			engine := map[slowVault]string{nativeVault: "native", k6Vault: "k6"}[tc.on]
+			if r.Versions["engine"] != engine {
+				t.Errorf("record's versions %v do not name engine %s", r.Versions, engine)
+			}
+			if ents, _ := os.ReadDir(cache); len(ents) > 0 {
+				t.Errorf("a native run left %v in its empty k6 cache: it must build no k6", ents)
+			}
 			if r.Incomplete {
 				t.Fatalf("record incomplete: %v", r.Problems)
 			}
@@ -181,13 +208,13 @@ func TestSlowVaultBulkheadsAB(t *testing.T) {
 			if applied != 1 {
 				t.Errorf("fault applied %d times, want 1: %+v", applied, r.Faults)
 			}
-			if len(r.Windows) < 50 {
-				t.Errorf("%d results windows for a 60s run", len(r.Windows))
+			if len(r.Windows) < tc.minWindows {
+				t.Errorf("%d results windows, want at least %d", len(r.Windows), tc.minWindows)
 			}
 			if len(r.Scrapes) == 0 {
 				t.Error("no /metrics scrapes in the run record")
 			}
-			if _, err := os.Stat(filepath.Join(res.outDir, "bank-slow-vault", "summary.md")); err != nil {
+			if _, err := os.Stat(filepath.Join(res.outDir, tc.on.name, "summary.md")); err != nil {
 				t.Error(err)
 			}
 			assertNoDataLost(t, r)
@@ -199,9 +226,9 @@ func TestSlowVaultBulkheadsAB(t *testing.T) {
 func TestReliabilityInterruptedRunCleansUp(t *testing.T) {
 	skipShort(t)
 	outDir := t.TempDir()
-	bg := startChaosrun(t, "run", "--quiet", "--out-dir", outDir, "scenarios/bank-slow-vault.yaml")
+	bg := startChaosrun(t, "run", "--quiet", "--out-dir", outDir, nativeVault.file)
 	// Ctrl-C mid-fault: 25 s after load started (the fault runs 20–40 s).
-	waitForChild(t, bg.cmd.Process.Pid, " run --quiet", 5*time.Minute)
+	waitForChild(t, bg.cmd.Process.Pid, nativeVault.child, 5*time.Minute)
 	time.Sleep(25 * time.Second)
 	bg.cmd.Process.Signal(os.Interrupt)
 	bg.wait(t, 45*time.Second)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,18 +15,21 @@ import (
 	"github.com/chaosrun/chaosrun/testbed"
 	"github.com/chaosrun/chaosrun/testbed/docker"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
+	"github.com/chaosrun/chaosrun/workloads/native"
 )
 
 // engine is what run and gameday settle before any load: the repository
-// root, the k6 binary and, for the Docker testbed, the chaosrun image.
+// root, the k6 binary when a scenario to run needs k6 and, for the Docker
+// testbed, the chaosrun image.
 type engine struct {
 	root  string
 	k6    k6build.Binary
 	image string
 	took  time.Duration
 
-	// scripts is the bundled scripts folder: the checkout's, else the
-	// embedded scripts written out (root is "" for an installed binary).
+	// scripts is the bundled scripts folder for k6 workloads: the
+	// checkout's, else the embedded scripts written out (root is "" for an
+	// installed binary).
 	scripts string
 }
 
@@ -34,19 +38,26 @@ func k6Options(st *State) k6build.Options {
 	return k6build.Options{Progress: st.Stderr, Getenv: st.Getenv, Dir: st.Dir}
 }
 
+// needsK6 reports whether any of the scenarios runs its workload on k6.
+func needsK6(scs []*scenario.Scenario) bool {
+	return slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return sc.Workload.EngineName() == scenario.EngineK6 })
+}
+
 // prepare finds the repository (none for an installed binary: what it
-// embeds serves), builds or checks k6 (unless the state brings its own
-// load) and, for Docker, builds the image.
-func prepare(ctx context.Context, st *State, k6path, bed string) (engine, error) {
+// embeds serves), builds or checks k6 when one of the scenarios needs it
+// (and the state brings no load of its own) and, for Docker, builds the
+// image. Native workloads need neither k6 nor the repository.
+func prepare(ctx context.Context, st *State, k6path, bed string, scs []*scenario.Scenario) (engine, error) {
 	t0 := time.Now()
 	o := k6Options(st)
 	o.K6Path = st.path(k6path)
 	root, err := o.Checkout()
-	if err != nil && k6path == "" && st.NewLoad == nil {
-		return engine{}, fail(exitRunError, err)
+	k6 := st.NewLoad == nil && needsK6(scs)
+	if err != nil && k6path == "" && k6 {
+		return engine{}, fail(exitRunError, fmt.Errorf("%w (a workload with engine: k6 needs k6, built from the repository or the sources chaosrun embeds, or --k6 PATH)", err))
 	}
 	e := engine{root: root}
-	if st.NewLoad == nil {
+	if k6 {
 		if e.scripts, err = bundledScripts(st, root); err != nil {
 			return e, fail(exitRunError, err)
 		}
@@ -64,18 +75,22 @@ func prepare(ctx context.Context, st *State, k6path, bed string) (engine, error)
 	return e, nil
 }
 
-// load makes a run's load: the state's (a test's fake), else k6
-// processes, shards of them, streaming where results says.
-func (e engine) load(st *State, shards int, results runner.Results) runner.NewLoad {
-	if st.NewLoad != nil {
+// load makes the load of sc's run: the state's (a test's fake), else
+// shards of `chaosrun load` processes for a native workload, or of k6
+// for one with engine: k6, streaming where results says.
+func (e engine) load(st *State, sc *scenario.Scenario, shards int, results runner.Results) runner.NewLoad {
+	switch {
+	case st.NewLoad != nil:
 		return st.NewLoad
+	case sc.Workload.EngineName() == scenario.EngineK6:
+		return runner.K6(runner.K6Config{Binary: e.k6.Path, ScriptDir: e.scripts, Shards: shards, Results: results})
 	}
-	return runner.K6(runner.K6Config{Binary: e.k6.Path, ScriptDir: e.scripts, Shards: shards, Results: results})
+	return runner.Native(runner.NativeConfig{Executable: st.Executable, Shards: shards, Results: results})
 }
 
 // shardsFlag adds --load-shards.
 func shardsFlag(cmd *cobra.Command, n *int) {
-	cmd.Flags().IntVar(n, "load-shards", 1, "run the workload as N load processes (k6 execution segments) and merge their results")
+	cmd.Flags().IntVar(n, "load-shards", 1, "run the workload as N load processes (each every Nth arrival; k6: execution segments) and merge their results")
 }
 
 // checkShards refuses a shard count out of range.
@@ -86,9 +101,16 @@ func checkShards(n int) error {
 	return nil
 }
 
-// versions are the record's versions of what ran.
-func (e engine) versions() map[string]string {
-	return map[string]string{"chaosrun": version(), "k6": e.k6.Version}
+// versions are the record's versions of what ran sc's load: the engine
+// by name, and k6's version when it ran.
+func (e engine) versions(sc *scenario.Scenario) map[string]string {
+	v := map[string]string{"chaosrun": version(), "engine": sc.Workload.EngineName()}
+	if v["engine"] == scenario.EngineK6 {
+		v["k6"] = e.k6.Version
+	} else {
+		v["native"] = native.Version
+	}
+	return v
 }
 
 // dockerCacheDir is where the static chaosrun binary for the images is

@@ -44,9 +44,9 @@ func newExportK8sCmd(st *State) *cobra.Command {
 	}
 	fl, o := cmd.Flags(), &f.o
 	fl.StringVar(&f.out, "out", "", "write DIR/SCENARIO.yaml instead of printing the manifests")
-	fl.IntVar(&o.Parallelism, "parallelism", 1, fmt.Sprintf("k6 runners of the TestRun (1 to %d); each runs its execution segment", k8s.MaxParallelism))
-	fl.StringVar(&o.Image, "image", "chaosrun:latest", "the chaosrun image you pushed (entrypoint: the chaosrun binary); serves the targets and Toxiproxy, runs the fault Job")
-	fl.StringVar(&o.K6Image, "k6-image", "chaosrun-k6:latest", "a k6 image built with xk6-resilience, for the TestRun's runners")
+	fl.IntVar(&o.Parallelism, "parallelism", 1, fmt.Sprintf("load shards (1 to %d): Pods of the native load's Indexed Job, or k6 runners of the TestRun (engine: k6), each on its execution segment", k8s.MaxParallelism))
+	fl.StringVar(&o.Image, "image", "chaosrun:latest", "the chaosrun image you pushed (entrypoint: the chaosrun binary); serves the targets and Toxiproxy, runs the fault Job and the native load")
+	fl.StringVar(&o.K6Image, "k6-image", "chaosrun-k6:latest", "for engine: k6, a k6 image built with xk6-resilience, for the TestRun's runners")
 	fl.StringVar(&o.Namespace, "namespace", "", "namespace of every object (default chaosrun-SCENARIO)")
 	fl.StringVar(&o.ResultsAddr, "results-addr", "", "HOST:PORT where the harness receives the results stream (chaosrun run --results-listen); empty: results go nowhere")
 	fl.StringVar(&o.ResultsToken, "results-token", st.Getenv("CHAOSRUN_RESULTS_TOKEN"), "the receiver's token (default: generated and printed; env CHAOSRUN_RESULTS_TOKEN)")
@@ -74,7 +74,11 @@ func exportK8s(ctx context.Context, st *State, f *k8sFlags, file string) error {
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	header := fmt.Sprintf("chaosrun export k8s: scenario %s (%s).\nkubectl apply -f this file; the TestRun needs the k6-operator. The Secret holds tokens.", sc.Name, filepath.Base(file))
+	load := fmt.Sprintf("the load runs as Job %s, %d Pod(s) of `chaosrun load`, one shard each", k8s.LoadJobName, o.Parallelism)
+	if m.TestRun != nil {
+		load = "the TestRun needs the k6-operator"
+	}
+	header := fmt.Sprintf("chaosrun export k8s: scenario %s (%s).\nkubectl apply -f this file; %s. The Secret holds tokens.", sc.Name, filepath.Base(file), load)
 	doc, err := m.YAML(header)
 	if err != nil {
 		return fail(exitRunError, err)
@@ -83,7 +87,7 @@ func exportK8s(ctx context.Context, st *State, f *k8sFlags, file string) error {
 		fmt.Fprintf(st.Stderr, "results stream token: %s (generated; give it to the receiving harness: chaosrun run --results-listen HOST:PORT --results-token …)\n", o.ResultsToken)
 	}
 	if o.ResultsAddr == "" {
-		fmt.Fprintln(st.Stderr, "chaosrun export k8s: no --results-addr: the k6 runners send their results nowhere")
+		fmt.Fprintln(st.Stderr, "chaosrun export k8s: no --results-addr: the load sends its results nowhere")
 	}
 	if f.out == "" {
 		_, err := st.Stdout.Write(doc)
@@ -101,16 +105,18 @@ func exportK8s(ctx context.Context, st *State, f *k8sFlags, file string) error {
 	return nil
 }
 
-// readFiles reads what the manifests carry: the scenario, its script and
-// the results CA.
+// readFiles reads what the manifests carry: the scenario, its k6 script
+// (engine: k6) and the results CA.
 func (f *k8sFlags) readFiles(ctx context.Context, st *State, file string, sc *scenario.Scenario, o *k8s.Options) error {
 	var errs []error
 	var err error
 	if o.ScenarioFile, err = readScenario(ctx, st, file); err != nil {
 		errs = append(errs, err)
 	}
-	if o.Script, err = readScript(st, scenarioPath(st, file), sc.Workload.Script); err != nil {
-		errs = append(errs, err)
+	if sc.Workload.EngineName() == scenario.EngineK6 {
+		if o.Script, err = readScript(st, scenarioPath(st, file), sc.Workload.Script); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if f.ca != "" {
 		if o.ResultsCA, err = st.readFile(f.ca); err != nil {

@@ -20,7 +20,9 @@ func TestExportCommandLines(t *testing.T) {
 		wantStderr []string
 	}{
 		{"manifests on stdout", []string{"export", "k8s", "--parallelism", "3", "--results-addr", "harness.example:7000", slow}, exitOK,
-			[]string{"kind: TestRun", "parallelism: 3", "--out resilience=tcp://harness.example:7000", "kind: Job"}, []string{"results stream token: "}},
+			[]string{"completionMode: Indexed", "parallelism: 3", "$(JOB_COMPLETION_INDEX)/3", "tcp://harness.example:7000", "name: chaosrun-load", "name: chaosrun-faults"}, []string{"results stream token: "}},
+		{"a k6 workload as a TestRun", []string{"export", "k8s", "--parallelism", "3", "--results-addr", "harness.example:7000", "../../scenarios/k6/bank-slow-vault.yaml"}, exitOK,
+			[]string{"kind: TestRun", "parallelism: 3", "--out resilience=tcp://harness.example:7000", "kind: Job", "needs the k6-operator"}, nil},
 		{"flags after the scenario", []string{"export", "k8s", slow, "--image", "registry.example/chaosrun:1", "--results-addr", "h:7000", "--results-token", "t0k"}, exitOK,
 			[]string{"image: registry.example/chaosrun:1", "results-token: t0k"}, nil},
 		{"no results address is said", []string{"export", "k8s", slow}, exitOK, []string{"kind: Deployment"}, []string{"no --results-addr"}},

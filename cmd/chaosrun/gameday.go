@@ -53,7 +53,7 @@ gets the run's record and reports.`,
 	fl.StringVar(&f.token, "token", "", "token the page and API require (default: none on loopback; env CHAOSRUN_GAMEDAY_TOKEN)")
 	fl.DurationVar(&f.maxDur, "max-duration", time.Hour, "stop the load after this long at the latest")
 	testbedFlag(cmd, &f.bed)
-	fl.StringVar(&f.k6, "k6", "", "use this k6 binary (built with xk6-resilience) instead of building one")
+	fl.StringVar(&f.k6, "k6", "", "for a workload with engine: k6, use this k6 binary (built with xk6-resilience) instead of building one")
 	fl.StringVar(&f.out, "out-dir", "chaosrun-results", "folder for the record, report and logs (sub-folder SCENARIO-gameday)")
 	shardsFlag(cmd, &f.shards)
 	f.results.register(cmd, st)
@@ -101,7 +101,7 @@ func runGameday(ctx context.Context, st *State, f *gamedayFlags, file string) er
 	if err := checkShards(f.shards); err != nil {
 		return err
 	}
-	eng, err := prepare(ctx, st, f.k6, f.bed)
+	eng, err := prepare(ctx, st, f.k6, f.bed, []*scenario.Scenario{sc})
 	if err != nil {
 		return err
 	}
@@ -112,9 +112,9 @@ func runGameday(ctx context.Context, st *State, f *gamedayFlags, file string) er
 	fmt.Fprintf(st.Stderr, "▶ game day %s: testbed %s, load until stopped (at most %s)\n", sc.Name, f.bed, f.maxDur)
 	rec, rerr := gameday.Run(ctx, gameday.Options{
 		Scenario: sc, Testbed: newTestbed(st, f.bed, eng.image, sc, filepath.Join(dir, "logs")),
-		Load: eng.load(st, f.shards, results), OutDir: dir,
+		Load: eng.load(st, sc, f.shards, results), OutDir: dir,
 		Listen: f.listen, Token: f.token, Guards: f.guards, Grace: f.grace, Slide: f.slide, MaxDuration: f.maxDur,
-		Allowed: allowed, Log: st.Stderr, Versions: eng.versions(), Overrides: f.sets,
+		Allowed: allowed, Log: st.Stderr, Versions: eng.versions(sc), Overrides: f.sets,
 		Ready: func(url string) {
 			fmt.Fprintf(st.Stdout, "game day page: %s\n", url)
 			fmt.Fprintln(st.Stderr, "press Ctrl-C or the page's Stop button to end the game day")

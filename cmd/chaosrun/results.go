@@ -19,8 +19,8 @@ type resultsFlags struct {
 
 func (f *resultsFlags) register(cmd *cobra.Command, st *State) {
 	fs := cmd.Flags()
-	fs.StringVar(&f.listen, "results-listen", "", "receive the k6 results stream on HOST:PORT, e.g. 0.0.0.0:7000 for k6 instances elsewhere (default 127.0.0.1, a free port; shard k of N gets PORT+k-1)")
-	fs.StringVar(&f.token, "results-token", st.Getenv("CHAOSRUN_RESULTS_TOKEN"), "the token a results stream must show in its hello (default: one made for each run, on loopback too; printed when the listen address is not loopback, for k6 instances elsewhere; env CHAOSRUN_RESULTS_TOKEN)")
+	fs.StringVar(&f.listen, "results-listen", "", "receive the results stream on HOST:PORT, e.g. 0.0.0.0:7000 for load processes elsewhere (default 127.0.0.1, a free port; shard k of N gets PORT+k-1)")
+	fs.StringVar(&f.token, "results-token", st.Getenv("CHAOSRUN_RESULTS_TOKEN"), "the token a results stream must show in its hello (default: one made for each run, on loopback too; printed when the listen address is not loopback, for load processes elsewhere; env CHAOSRUN_RESULTS_TOKEN)")
 	fs.StringVar(&f.cert, "results-tls-cert", "", "PEM certificate: the results stream speaks TLS (with --results-tls-key)")
 	fs.StringVar(&f.key, "results-tls-key", "", "PEM private key of --results-tls-cert")
 }
@@ -51,7 +51,7 @@ func (f *resultsFlags) settings(st *State) (runner.Results, error) {
 	}
 	if !stream.IsLoopback(f.listen) && res.Token == "" {
 		res.Token = stream.NewToken()
-		fmt.Fprintf(st.Stderr, "results stream: token %s (generated; k6 instances elsewhere send it as K6_RESILIENCE_TOKEN or ?token=)\n", res.Token)
+		fmt.Fprintf(st.Stderr, "results stream: token %s (generated; load processes elsewhere send it: chaosrun load as CHAOSRUN_RESULTS_TOKEN, k6 as K6_RESILIENCE_TOKEN or ?token=)\n", res.Token)
 	}
 	if f.listen != "" {
 		res.OnListen = func(shard, addr string) {
@@ -66,8 +66,8 @@ func (f *resultsFlags) settings(st *State) (runner.Results, error) {
 	return res, nil
 }
 
-// localK6TLS is what the local k6 processes need to trust the receiver's
-// certificate.
+// localK6TLS is what the local load processes (k6 or chaosrun load) need
+// to trust the receiver's certificate.
 func localK6TLS(st *State, certFile string) (url.Values, error) {
 	b, err := st.readFile(certFile)
 	if err != nil {

@@ -1,55 +1,17 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/chaosrun/chaosrun/internal/testenv"
 )
 
-// writeCert writes a self-signed certificate and its key as PEM files.
-func writeCert(t *testing.T, dns []string, ips []net.IP) (certFile, keyFile string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "harness"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames: dns, IPAddresses: ips}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return certFile, keyFile
-}
-
 func TestResultsFlags(t *testing.T) {
-	cert, key := writeCert(t, []string{"harness.example"}, nil)
-	ipCert, ipKey := writeCert(t, nil, []net.IP{net.IPv4(10, 0, 0, 5)})
-	noName, noNameKey := writeCert(t, nil, nil)
+	cert, key := testenv.WriteCert(t, []string{"harness.example"}, nil)
+	ipCert, ipKey := testenv.WriteCert(t, nil, []net.IP{net.IPv4(10, 0, 0, 5)})
+	noName, noNameKey := testenv.WriteCert(t, nil, nil)
 	tests := []struct {
 		name                string
 		flags               resultsFlags

@@ -49,10 +49,10 @@ func newRoot(st *State) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "chaosrun",
 		Short: "A chaos and load-testing harness",
-		Long: `chaosrun stands up services behind Toxiproxy, drives open-model load with k6,
-injects faults on a schedule and checks that SLOs, bulkhead isolation and
-outlier ejection hold. Exit codes: 0 ok, 1 a breach, 2 bad usage or scenario,
-3 a harness error, 130 interrupted.`,
+		Long: `chaosrun stands up services behind Toxiproxy, drives open-model load (its native
+engine, or k6 for workloads with engine: k6), injects faults on a schedule and
+checks that SLOs, bulkhead isolation and outlier ejection hold. Exit codes:
+0 ok, 1 a breach, 2 bad usage or scenario, 3 a harness error, 130 interrupted.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -61,7 +61,7 @@ outlier ejection hold. Exit codes: 0 ok, 1 a breach, 2 bad usage or scenario,
 	root.SetErr(st.Stderr)
 	group(st, root, newRunCmd(st), newValidateCmd(st), newSchemaCmd(st), newServeCmd(st), newVersionCmd(st),
 		newImagesCmd(st), newCleanCmd(st), newDoctorCmd(st), newDiffCmd(st), newGamedayCmd(st),
-		newExportCmd(st), newFaultCmd(st), newInitCmd(st), newExportResultsCmd(st), newCatalogCmd(st), newSuperviseCmd(st))
+		newExportCmd(st), newFaultCmd(st), newInitCmd(st), newExportResultsCmd(st), newCatalogCmd(st), newSuperviseCmd(st), newLoadCmd(st))
 	harnessErrors(root)
 	return root
 }

@@ -44,7 +44,7 @@ func newRunCmd(st *State) *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringArrayVar(&f.sets, "set", nil, "override a scenario value, e.g. bank.bulkheads=off (repeatable)")
 	testbedFlag(cmd, &f.bed)
-	fl.StringVar(&f.k6, "k6", "", "use this k6 binary (built with xk6-resilience) instead of building one")
+	fl.StringVar(&f.k6, "k6", "", "for workloads with engine: k6, use this k6 binary (built with xk6-resilience) instead of building one")
 	fl.StringVar(&f.outDir, "out-dir", "chaosrun-results", "folder for run records, summaries and logs (one sub-folder per scenario)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "hard wall-clock limit per scenario (default: load duration + 3m, or the scenario's timeout)")
 	fl.DurationVar(&f.totalTimeout, "total-timeout", 0, "wall-clock limit for all scenarios together; those not finished by then are not run (default: none)")
@@ -77,7 +77,7 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 	if err != nil {
 		return err
 	}
-	eng, err := prepare(ctx, st, f.k6, f.bed)
+	eng, err := prepare(ctx, st, f.k6, f.bed, scs)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 	outDir, worst := st.path(f.outDir), exitOK
 	var done []*record.Run
 	for i, sc := range scs {
-		o := runner.Options{Scenario: sc, Load: eng.load(st, f.shards, results)}
+		o := runner.Options{Scenario: sc, Load: eng.load(st, sc, f.shards, results)}
 		if i == 0 {
 			o.BuildTime = eng.took
 		}
@@ -165,7 +165,7 @@ func runOne(ctx context.Context, st *State, f *runFlags, eng engine, o runner.Op
 	fmt.Fprintf(st.Stderr, "▶ %s: %s of load, %d fault(s), %d assertion(s); testbed %s\n",
 		sc.Name, sc.Workload.Duration.Std(), len(sc.Faults), len(sc.Assertions), f.bed)
 	o.Testbed, o.OutDir = newTestbed(st, f.bed, eng.image, sc, filepath.Join(dir, "logs")), dir
-	o.Versions, o.Timeout, o.Overwrite, o.Overrides = eng.versions(), f.timeout, st.IsTerminal, f.sets
+	o.Versions, o.Timeout, o.Overwrite, o.Overrides = eng.versions(sc), f.timeout, st.IsTerminal, f.sets
 	o.Allowed, _ = blastRadius(sc, f.allow)
 	if o.Progress = st.Stderr; f.quiet {
 		o.Progress = nil

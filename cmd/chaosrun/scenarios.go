@@ -48,6 +48,9 @@ func loadScenario(ctx context.Context, st *State, file string, sets []string) (*
 	if err := scenario.Validate(sc, scenarioOptions()); err != nil {
 		return nil, err
 	}
+	if sc.Workload.EngineName() != scenario.EngineK6 {
+		return sc, nil // a native workload names no script
+	}
 	root, _ := k6Options(st).Checkout()
 	dir, rootErr := bundledScripts(st, root)
 	if err := workloads.CheckScript(sc, scenarioPath(st, file), dir); err != nil {

@@ -37,7 +37,7 @@ type State struct {
 	// Signals hooks the signals that end a command (Ctrl-C, SIGTERM,
 	// SIGHUP, SIGQUIT) to its context; nil hooks none.
 	Signals func(context.Context) (context.Context, context.CancelFunc)
-	// NewLoad, when set, makes run's and gameday's load in place of k6
+	// NewLoad, when set, makes run's and gameday's load in place of load
 	// processes (tests inject a fake); no k6 is built then.
 	NewLoad runner.NewLoad
 	// NewTestbed, when set, makes run's and gameday's testbed in place of

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/workloads/k6build"
+	"github.com/chaosrun/chaosrun/workloads/native"
 )
 
 // Release builds set these with -ldflags "-X main.releaseVersion=v1.2.3
@@ -81,7 +82,8 @@ func (b buildInfo) print(st *State) {
 		{"built", b.Time},
 		{"module", b.Module},
 		{"go", b.Go + " " + runtime.GOOS + "/" + runtime.GOARCH},
-		{"k6", k6build.K6Version + " with xk6-resilience (a separate program, built on first use)"},
+		{"load", native.Version + " (the native engine, built in: the default)"},
+		{"k6", k6build.K6Version + " with xk6-resilience, for engine: k6 (a separate program, built on first use)"},
 		{"toxiproxy", b.Toxiproxy + " (embedded)"},
 	}
 	for _, r := range rows {

@@ -60,7 +60,9 @@ func (b *builder) build() (*Manifests, error) {
 	}
 	b.secrets()
 	b.configMaps()
-	if err := b.testRun(b.services()); err != nil {
+	if addrs := b.services(); isNative(b.sc) {
+		b.loadJob(addrs)
+	} else if err := b.testRun(addrs); err != nil {
 		return nil, err
 	}
 	b.faultJob()
@@ -85,9 +87,10 @@ func (b *builder) configMaps() {
 		return &corev1.ConfigMap{TypeMeta: typeMeta("v1", "ConfigMap"), ObjectMeta: b.meta(name, b.labels("", role)),
 			Data: map[string]string{key: string(value)}}
 	}
-	b.m.ConfigMaps = append(b.m.ConfigMaps,
-		cm(ScenarioConfigMap, "faults", ScenarioKey, b.o.ScenarioFile),
-		cm(ScriptConfigMap, "workload", path.Base(b.sc.Workload.Script), b.o.Script))
+	b.m.ConfigMaps = append(b.m.ConfigMaps, cm(ScenarioConfigMap, "faults", ScenarioKey, b.o.ScenarioFile))
+	if !isNative(b.sc) {
+		b.m.ConfigMaps = append(b.m.ConfigMaps, cm(ScriptConfigMap, "workload", path.Base(b.sc.Workload.Script), b.o.Script))
+	}
 	if len(b.o.ResultsCA) > 0 {
 		b.m.ConfigMaps = append(b.m.ConfigMaps, cm(CAConfigMap, "workload", CAKey, b.o.ResultsCA))
 	}

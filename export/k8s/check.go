@@ -21,8 +21,8 @@ import (
 // Toxiproxy URL name an existing Service and port; every ConfigMap, Secret
 // and key that a pod reads exists. It returns every problem found.
 func Check(m *Manifests) error {
-	if m.Namespace == nil || m.Secret == nil || m.TestRun == nil {
-		return errors.New("the Namespace, the Secret and the TestRun are required")
+	if m.Namespace == nil || m.Secret == nil || (m.TestRun == nil) == (m.LoadJob == nil) {
+		return errors.New("the Namespace, the Secret and one load (the TestRun or the load Job) are required")
 	}
 	c := &checker{m: m, cms: map[string]*corev1.ConfigMap{}, svcs: map[string]*corev1.Service{}}
 	c.names()
@@ -30,6 +30,7 @@ func Check(m *Manifests) error {
 	c.services()
 	c.wiring()
 	c.testRun()
+	c.loadJob()
 	c.job()
 	return errors.Join(c.errs...)
 }
@@ -79,7 +80,12 @@ func (c *checker) names() {
 		check("Service", s.ObjectMeta, true)
 		c.svcs[s.Name] = s
 	}
-	check("TestRun", m.TestRun.ObjectMeta, false)
+	if m.TestRun != nil {
+		check("TestRun", m.TestRun.ObjectMeta, false)
+	}
+	if m.LoadJob != nil {
+		check("Job", m.LoadJob.ObjectMeta, false)
+	}
 	if m.Job != nil {
 		check("Job", m.Job.ObjectMeta, false)
 	}
@@ -263,6 +269,9 @@ func (c *checker) address(where, addr string) {
 // arguments, and what its runners read.
 func (c *checker) testRun() {
 	tr := c.m.TestRun
+	if tr == nil {
+		return
+	}
 	where := "TestRun/" + tr.Name
 	if tr.APIVersion != TestRunAPIVersion || tr.Kind != TestRunKind {
 		c.bad("%s: apiVersion %q kind %q, want %s %s", where, tr.APIVersion, tr.Kind, TestRunAPIVersion, TestRunKind)

@@ -1,7 +1,8 @@
 // Package k8s writes Kubernetes manifests for a scenario: each service
 // instance and Toxiproxy as a Deployment with a Service (every dependency
 // reached through its Toxiproxy proxy, as on the other testbeds), the
-// workload as a k6-operator TestRun, and a Job that applies the fault
+// workload as an Indexed Job of `chaosrun load` shards (native) or a
+// k6-operator TestRun (engine: k6), and a Job that applies the fault
 // schedule through Toxiproxy's API (`chaosrun fault apply`). The objects
 // are typed (k8s.io/api); Check verifies that they reference each other
 // consistently.
@@ -66,11 +67,14 @@ type Options struct {
 	// Namespace holds every object; default "chaosrun-" + the scenario's name.
 	Namespace string
 	// Image is the chaosrun image (its entrypoint the chaosrun binary): it
-	// serves the reference targets and Toxiproxy and runs the fault Job.
+	// serves the reference targets and Toxiproxy, runs the fault Job and
+	// the native load's shards.
 	Image string
-	// K6Image is k6 built with xk6-resilience, for the TestRun's runners.
+	// K6Image is k6 built with xk6-resilience, for the TestRun's runners
+	// (engine: k6 only).
 	K6Image string
-	// Parallelism is the number of k6 runners (1 to MaxParallelism).
+	// Parallelism is the number of load shards (1 to MaxParallelism):
+	// Pods of the native load's Job, or k6 runners.
 	Parallelism int
 	// ResultsAddr is HOST:PORT of the harness's results receiver; "" sends
 	// the results nowhere.
@@ -88,8 +92,8 @@ type Options struct {
 	// FaultDelay is the time from Toxiproxy being ready to the fault
 	// schedule's zero.
 	FaultDelay time.Duration
-	// Script is the workload script's content; ScenarioFile the scenario
-	// file's, for the fault Job.
+	// Script is the workload script's content (engine: k6); ScenarioFile
+	// the scenario file's, for the fault Job and the native load.
 	Script, ScenarioFile []byte
 }
 
@@ -101,7 +105,10 @@ type Manifests struct {
 	// Deployments and Services: Toxiproxy's first, then one per instance.
 	Deployments []*appsv1.Deployment
 	Services    []*corev1.Service
-	TestRun     *TestRun
+	// LoadJob runs a native workload (an Indexed Job, one Pod per shard);
+	// TestRun a k6 one. Exactly one of them is set.
+	LoadJob *batchv1.Job
+	TestRun *TestRun
 	// Job applies the fault schedule; nil when the scenario has none.
 	Job *batchv1.Job
 }
@@ -111,7 +118,7 @@ func Build(sc *scenario.Scenario, o Options) (*Manifests, error) {
 	if o.Namespace == "" {
 		o.Namespace = "chaosrun-" + sc.Name
 	}
-	if err := errors.Join(checkOptions(o), checkScenario(sc)); err != nil {
+	if err := errors.Join(checkOptions(o, isNative(sc)), checkScenario(sc)); err != nil {
 		return nil, err
 	}
 	b := &builder{sc: sc, o: o, seed: sc.Seed}
@@ -128,14 +135,15 @@ func Build(sc *scenario.Scenario, o Options) (*Manifests, error) {
 	return m, nil
 }
 
-// checkOptions says what is wrong with the options.
-func checkOptions(o Options) error {
+// checkOptions says what is wrong with the options for a native or a k6
+// workload.
+func checkOptions(o Options, native bool) error {
 	var errs []error
 	if o.Parallelism < 1 || o.Parallelism > MaxParallelism {
 		errs = append(errs, fmt.Errorf("parallelism %d out of range (allowed: 1 to %d)", o.Parallelism, MaxParallelism))
 	}
-	if o.Image == "" || o.K6Image == "" {
-		errs = append(errs, errors.New("an image for chaosrun and one for k6 are required"))
+	if o.Image == "" || (o.K6Image == "" && !native) {
+		errs = append(errs, errors.New("an image for chaosrun (and for engine: k6, one for k6) is required"))
 	}
 	for _, msg := range validation.IsDNS1123Label(o.Namespace) {
 		errs = append(errs, fmt.Errorf("namespace %q: %s", o.Namespace, msg))
@@ -156,8 +164,8 @@ func checkOptions(o Options) error {
 	if o.FaultDelay < 0 {
 		errs = append(errs, fmt.Errorf("fault delay %s is negative", o.FaultDelay))
 	}
-	if len(o.Script) == 0 || len(o.ScenarioFile) == 0 {
-		errs = append(errs, errors.New("the workload script and the scenario file are required"))
+	if len(o.ScenarioFile) == 0 || (len(o.Script) == 0 && !native) {
+		errs = append(errs, errors.New("the scenario file (and for engine: k6, the workload script) are required"))
 	}
 	return errors.Join(errs...)
 }
@@ -201,7 +209,7 @@ func checkScenario(sc *scenario.Scenario) error {
 			errs = append(errs, fmt.Errorf("workload.params.%s: %q has a space or quote; the TestRun's arguments are split on spaces", k, v))
 		}
 	}
-	if base := path.Base(sc.Workload.Script); len(validation.IsConfigMapKey(base)) > 0 {
+	if base := path.Base(sc.Workload.Script); !isNative(sc) && len(validation.IsConfigMapKey(base)) > 0 {
 		errs = append(errs, fmt.Errorf("workload.script %q: %q is not a ConfigMap key", sc.Workload.Script, base))
 	}
 	for _, msg := range validation.IsDNS1123Subdomain(sc.Name) {

@@ -31,9 +31,11 @@ func load(t *testing.T, name string) (*scenario.Scenario, Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script, err := os.ReadFile(filepath.Join("..", "..", "workloads", sc.Workload.Script))
-	if err != nil {
-		t.Fatal(err)
+	var script []byte
+	if sc.Workload.Script != "" {
+		if script, err = os.ReadFile(filepath.Join("..", "..", "workloads", sc.Workload.Script)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return sc, Options{Image: "registry.example/chaosrun:test", K6Image: "registry.example/chaosrun-k6:test", Parallelism: 1,
 		ToxiproxyToken: "toxi-token", Seed: 99, FaultDelay: 30 * time.Second, Script: script, ScenarioFile: raw}
@@ -60,7 +62,9 @@ func TestGolden(t *testing.T) {
 			tt.opts(&o)
 			// Stand-ins for the files' contents, so that editing a script
 			// does not change the golden manifests.
-			o.Script = []byte("// the workload script, " + sc.Workload.Script + "\n")
+			if sc.Workload.Script != "" {
+				o.Script = []byte("// the workload script, " + sc.Workload.Script + "\n")
+			}
 			o.ScenarioFile = []byte("# the scenario file, " + tt.file + "\n")
 			m, err := Build(sc, o)
 			if err != nil {
@@ -134,8 +138,14 @@ func TestCatalogRoundTrip(t *testing.T) {
 			if len(back.Deployments) != instances+1 || len(back.Services) != instances+1 {
 				t.Fatalf("%d Deployments, %d Services; want %d each (every instance and Toxiproxy)", len(back.Deployments), len(back.Services), instances+1)
 			}
-			if (back.Job != nil) != (len(sc.Faults) > 0) || back.TestRun.Spec.Parallelism != 1 {
-				t.Fatalf("job %v for %d faults; parallelism %d", back.Job != nil, len(sc.Faults), back.TestRun.Spec.Parallelism)
+			if (back.Job != nil) != (len(sc.Faults) > 0) {
+				t.Fatalf("fault job %v for %d faults", back.Job != nil, len(sc.Faults))
+			}
+			switch {
+			case isNative(sc) && (back.LoadJob == nil || back.TestRun != nil || *back.LoadJob.Spec.Parallelism != 1):
+				t.Fatalf("a native workload: load Job %v, TestRun %v", back.LoadJob != nil, back.TestRun != nil)
+			case !isNative(sc) && (back.TestRun == nil || back.LoadJob != nil || back.TestRun.Spec.Parallelism != 1):
+				t.Fatalf("a k6 workload: TestRun %v, load Job %v", back.TestRun != nil, back.LoadJob != nil)
 			}
 		})
 	}
@@ -265,6 +275,67 @@ func TestDecodeRefuses(t *testing.T) {
 			_, err := Decode([]byte("# header\n---\n" + tt.doc))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestCheckLoadJob breaks the native load's Indexed Job one way at a time:
+// Check names each.
+func TestCheckLoadJob(t *testing.T) {
+	sc, o := load(t, "bank-slow-vault.yaml")
+	o.Parallelism, o.ResultsAddr, o.ResultsToken, o.ResultsCA = 3, "10.0.0.5:7000", "r", []byte(testCA)
+	fresh := func() *Manifests {
+		m, err := Build(sc, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	arg := func(m *Manifests, flag string) *string {
+		args := m.LoadJob.Spec.Template.Spec.Containers[0].Args
+		for i := range args {
+			if args[i] == flag {
+				return &args[i+1]
+			}
+		}
+		t.Fatalf("no %s in %v", flag, args)
+		return nil
+	}
+	two := int32(2)
+	tests := []struct {
+		name    string
+		corrupt func(m *Manifests)
+		want    string
+	}{
+		{"not Indexed", func(m *Manifests) { m.LoadJob.Spec.CompletionMode = nil }, "not an Indexed Job"},
+		{"fewer Pods at once than shards", func(m *Manifests) { m.LoadJob.Spec.Parallelism = &two }, "completions and parallelism must be equal"},
+		{"retried", func(m *Manifests) { m.LoadJob.Spec.BackoffLimit = nil }, "backoffLimit must be 0"},
+		{"shards of another count", func(m *Manifests) { *arg(m, "--shard") = "$(JOB_COMPLETION_INDEX)/2" }, "does not split the load in 3"},
+		{"a target names no Service", func(m *Manifests) { *arg(m, "--target") = "bank=http://bnak:8080" }, `no Service "bnak"`},
+		{"the CA is not mounted", func(m *Manifests) {
+			c := &m.LoadJob.Spec.Template.Spec.Containers[0]
+			c.VolumeMounts = c.VolumeMounts[:1]
+		}, "results CA"},
+		{"the scenario is not mounted", func(m *Manifests) {
+			m.LoadJob.Spec.Template.Spec.Containers[0].VolumeMounts[0].MountPath = "/elsewhere"
+		}, "scenario: /etc/chaosrun/scenario/scenario.yaml is not a key of a mounted ConfigMap"},
+		{"the token's key is gone", func(m *Manifests) { delete(m.Secret.StringData, ResultsTokenKey) }, `CHAOSRUN_RESULTS_TOKEN reads key "results-token"`},
+		{"a TestRun besides", func(m *Manifests) { m.TestRun = &TestRun{} }, "one load"},
+	}
+	m := fresh()
+	if err := Check(m); err != nil {
+		t.Fatalf("good manifests: %v", err)
+	}
+	if got := *arg(m, "--results"); got != "tcp://10.0.0.5:7000?ca=%2Fetc%2Fchaosrun%2Fresults-ca%2Fca.pem" {
+		t.Errorf("--results %s", got)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := fresh()
+			tt.corrupt(m)
+			if err := Check(m); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Check = %v, want an error with %q", err, tt.want)
 			}
 		})
 	}

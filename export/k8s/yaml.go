@@ -14,8 +14,8 @@ import (
 )
 
 // Objects lists the manifests in the order kubectl should apply them: the
-// namespace, what pods read, each Deployment with its Service, the
-// TestRun, the fault Job.
+// namespace, what pods read, each Deployment with its Service, the load
+// (the load Job or the TestRun), the fault Job.
 func (m *Manifests) Objects() []any {
 	out := []any{m.Namespace, m.Secret}
 	for _, c := range m.ConfigMaps {
@@ -29,7 +29,12 @@ func (m *Manifests) Objects() []any {
 			}
 		}
 	}
-	out = append(out, m.TestRun)
+	if m.LoadJob != nil {
+		out = append(out, m.LoadJob)
+	}
+	if m.TestRun != nil {
+		out = append(out, m.TestRun)
+	}
 	if m.Job != nil {
 		out = append(out, m.Job)
 	}
@@ -120,8 +125,12 @@ func Decode(data []byte) (*Manifests, error) {
 		case "apps/v1 Deployment":
 			err = decodeInto(doc, &m.Deployments)
 		case "batch/v1 Job":
-			m.Job = &batchv1.Job{}
-			err = yaml.UnmarshalStrict(doc, m.Job)
+			j := &batchv1.Job{}
+			if err = yaml.UnmarshalStrict(doc, j); j.Name == LoadJobName {
+				m.LoadJob = j
+			} else {
+				m.Job = j
+			}
 		case TestRunAPIVersion + " " + TestRunKind:
 			m.TestRun = &TestRun{}
 			err = yaml.UnmarshalStrict(doc, m.TestRun)

@@ -3,6 +3,7 @@ package native
 import (
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/chaosrun/chaosrun/models/rng"
 	"github.com/chaosrun/chaosrun/scenario"
@@ -13,13 +14,18 @@ import (
 // replica, as load reaches them. Every key stream is seeded from the
 // scenario's seed and its stream's and its own name.
 func FromScenario(sc *scenario.Scenario, urls func(service string) ([]string, error)) (Spec, error) {
+	return FromRun(sc, urls, sc.Seed, sc.Workload.Duration.Std())
+}
+
+// FromRun is FromScenario for a run with a seed and a load duration of its
+// own (--seed; a game day's load runs until stopped).
+func FromRun(sc *scenario.Scenario, urls func(service string) ([]string, error), runSeed int64, load time.Duration) (Spec, error) {
 	w := &sc.Workload
 	if w.EngineName() != scenario.EngineNative {
 		return Spec{}, fmt.Errorf("native workload: %s runs on engine %s", sc.Name, w.EngineName())
 	}
-	seed := uint64(sc.Seed)
+	seed := uint64(runSeed)
 	spec := Spec{Seed: seed, Connections: w.Connections}
-	load := w.Duration.Std()
 	for _, name := range w.StreamOrder {
 		st := w.Streams[name]
 		targets, err := urls(st.Target)

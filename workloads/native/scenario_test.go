@@ -10,11 +10,11 @@ import (
 	"github.com/chaosrun/chaosrun/scenario"
 )
 
-// loadExample loads the catalog's native example with overrides, without
-// its assertions (their windows need the whole run).
+// loadExample loads the catalog's bank-slow-vault (native) with
+// overrides, without its assertions (their windows need the whole run).
 func loadExample(t *testing.T, sets ...string) *scenario.Scenario {
 	t.Helper()
-	sc, err := scenario.Load("../../scenarios/examples/bank-slow-vault-native.yaml", scenario.Options{})
+	sc, err := scenario.Load("../../scenarios/bank-slow-vault.yaml", scenario.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func loadExample(t *testing.T, sets ...string) *scenario.Scenario {
 	return sc
 }
 
-// TestFromScenario runs the native example, shortened, against a server
+// TestFromScenario runs bank-slow-vault, shortened, against a server
 // that plays the bank: the streams, bodies, keys and tags arrive as declared.
 func TestFromScenario(t *testing.T) {
 	var s seen
@@ -73,7 +73,7 @@ func TestFromScenario(t *testing.T) {
 
 // TestFromScenarioK6 refuses a k6 workload.
 func TestFromScenarioK6(t *testing.T) {
-	sc, err := scenario.Load("../../scenarios/bank-slow-vault.yaml", scenario.Options{})
+	sc, err := scenario.Load("../../scenarios/k6/bank-slow-vault.yaml", scenario.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/workloads/native"
+)
+
+// resultsTokenEnv holds the results stream's token for `chaosrun load`,
+// off its command line.
+const resultsTokenEnv = "CHAOSRUN_RESULTS_TOKEN"
+
+// loadFlags are load's flags.
+type loadFlags struct {
+	spec, shard, results string
+	sets, targets        []string
+	seed                 int64
+}
+
+// newLoadCmd runs one shard of a native workload: what the harness starts
+// per shard, and what each Pod of the Kubernetes export runs.
+func newLoadCmd(st *State) *cobra.Command {
+	var f loadFlags
+	cmd := &cobra.Command{
+		Use:   "load (--spec FILE | SCENARIO.yaml --target SVC=URL…) --results tcp://HOST:PORT [flags]",
+		Short: "run one shard of a native workload, streaming its results to a receiver",
+		Long: `Run shard I of N of a native workload (every Nth arrival of each stream, from
+the Ith) and stream its one-second windows to a results receiver: a harness's
+(chaosrun run, gameday, judge) or a file. The workload is a spec as JSON
+(--spec, what the harness hands its load processes) or a scenario whose
+workload is native, with its services' URLs given by --target. The token
+comes from CHAOSRUN_RESULTS_TOKEN; TLS options are the k6 output's (tls=true,
+ca=FILE, server_name=NAME). SIGINT or SIGTERM stops the arrivals, lets
+requests in flight finish and ends the stream with its end marker.
+Exit codes: 0 the workload ran to its end, 2 bad usage, spec or scenario,
+3 the receiver could not be reached or the stream broke, 130 interrupted.`,
+		Example: `  chaosrun load scenarios/bank-slow-vault.yaml --target bank=http://127.0.0.1:8080 --results tcp://127.0.0.1:7000
+  chaosrun load --spec logs/load-spec.json --shard 1/2 --results results.jsonl`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: scenarioArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runLoad(cmd.Context(), st, &f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.spec, "spec", "", "the workload as a native spec in JSON (instead of a scenario)")
+	fl.StringVar(&f.shard, "shard", "0/1", "shard I of N to run, I from 0 (e.g. $(JOB_COMPLETION_INDEX)/4)")
+	fl.StringVar(&f.results, "results", "", "where the windows go: tcp://HOST:PORT[?tls=true&ca=FILE&server_name=NAME] or a file (required)")
+	fl.StringArrayVar(&f.targets, "target", nil, "a service's base URLs, SVC=URL[,URL…] in replica order (with a scenario; repeatable)")
+	fl.StringArrayVar(&f.sets, "set", nil, "override a scenario value, e.g. workload.duration=30s (repeatable)")
+	fl.Int64Var(&f.seed, "seed", 0, "seed of the keys and jitter (default: the scenario's)")
+	return cmd
+}
+
+func runLoad(ctx context.Context, st *State, f *loadFlags, args []string) error {
+	shard, err := native.ParseShard(f.shard)
+	if err != nil {
+		return failf(exitUsage, "--shard: %w", err)
+	}
+	spec, err := f.workload(ctx, st, args)
+	if err != nil {
+		return err
+	}
+	if f.results == "" {
+		return failf(exitUsage, "--results is required: tcp://HOST:PORT of a receiver, or a file")
+	}
+	res, err := native.ParseResults(f.results, st.Getenv(resultsTokenEnv), func(p string) ([]byte, error) { return st.readFile(p) })
+	if err != nil {
+		return failf(exitUsage, "--results: %w", err)
+	}
+	if res.Dial == nil {
+		res.File = st.path(res.File)
+	}
+	if err := native.Check(spec, shard); err != nil {
+		return fail(exitUsage, err)
+	}
+	fmt.Fprintf(st.Stderr, "chaosrun load: shard %s, %d stream(s), results to %s\n", shard, len(spec.Streams), res)
+	sum, err := native.RunTo(ctx, spec, shard, res)
+	if err != nil {
+		return fail(harnessCode(ctx), err)
+	}
+	took := sum.End.Sub(sum.Start).Round(time.Millisecond)
+	if ctx.Err() != nil {
+		return failf(exitInterrupted, "shard %s interrupted after %s; its stream to %s is ended", shard, took, res)
+	}
+	fmt.Fprintf(st.Stderr, "chaosrun load: shard %s ran %s to %s", shard, took, res)
+	if sum.Lost > 0 {
+		fmt.Fprintf(st.Stderr, " (%d samples lost)", sum.Lost)
+	}
+	fmt.Fprintln(st.Stderr)
+	return nil
+}
+
+// workload is the spec the flags and arguments name: --spec's JSON, or
+// a scenario's native workload aimed at --target's URLs.
+func (f *loadFlags) workload(ctx context.Context, st *State, args []string) (native.Spec, error) {
+	switch {
+	case f.spec != "" && len(args) > 0:
+		return native.Spec{}, failf(exitUsage, "give --spec FILE or a scenario, not both")
+	case f.spec != "" && (len(f.targets) > 0 || len(f.sets) > 0 || f.seed != 0):
+		return native.Spec{}, failf(exitUsage, "--target, --set and --seed go with a scenario; a --spec is complete")
+	case f.spec != "":
+		b, err := st.readFile(f.spec)
+		if err != nil {
+			return native.Spec{}, fail(exitUsage, err)
+		}
+		spec, err := native.ReadSpec(f.spec, b)
+		if err != nil {
+			return native.Spec{}, fail(exitUsage, err)
+		}
+		return spec, nil
+	case len(args) == 0:
+		return native.Spec{}, failf(exitUsage, "no workload: give --spec FILE or a scenario file")
+	}
+	sc, err := loadScenario(ctx, st, args[0], f.sets)
+	if err != nil {
+		fmt.Fprintln(st.Stderr, err)
+		return native.Spec{}, exit(exitUsage)
+	}
+	if e := sc.Workload.EngineName(); e != scenario.EngineNative {
+		return native.Spec{}, failf(exitUsage, "%s: its workload runs on engine %s; load runs native workloads (k6 runs its own)", args[0], e)
+	}
+	targets, err := native.ParseTargets(f.targets)
+	if err != nil {
+		return native.Spec{}, failf(exitUsage, "--target: %w", err)
+	}
+	for svc := range targets {
+		if !slices.Contains(sc.Workload.Targets, svc) {
+			return native.Spec{}, failf(exitUsage, "--target %s: the workload sends nothing to it (allowed: %s)", svc, strings.Join(sc.Workload.Targets, ", "))
+		}
+	}
+	seed := sc.Seed
+	if f.seed != 0 {
+		seed = f.seed
+	}
+	spec, err := native.FromRun(sc, native.URLs(targets), seed, sc.Workload.Duration.Std())
+	if err != nil {
+		return native.Spec{}, failf(exitUsage, "%s: %w", args[0], err)
+	}
+	return spec, nil
+}
