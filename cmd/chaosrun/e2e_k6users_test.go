@@ -16,8 +16,14 @@ import (
 // its workload; it returns the file.
 func k6Scenario(t *testing.T, name, script, duration, more string) string {
 	t.Helper()
-	abs, err := filepath.Abs(filepath.Join("testdata", "k6", script))
+	// The script goes beside the scenario, as a user's would: a script must
+	// stay inside the scenario's folder or the bundled ones.
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "k6", script))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, script), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	yaml := fmt.Sprintf(`version: 1
@@ -34,8 +40,8 @@ assertions:
     metric: http_reqs
     window: all
     checks: ["count > 10"]
-`, name, abs, duration, more)
-	file := filepath.Join(t.TempDir(), name+".yaml")
+`, name, script, duration, more)
+	file := filepath.Join(dir, name+".yaml")
 	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}

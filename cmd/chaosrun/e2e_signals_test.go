@@ -21,14 +21,14 @@ var briefRun = []string{
 // TestReliabilitySIGHUPTearsDown: a closed terminal (SIGHUP) or SIGQUIT
 // ends a run like Ctrl-C does — teardown, a record marked incomplete,
 // exit 130 — instead of killing the harness with nothing recorded.
-// About 2.5 s per signal once k6 is built.
+// About 2.5 s per signal on the native engine.
 func TestReliabilitySIGHUPTearsDown(t *testing.T) {
 	skipShort(t)
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			outDir := t.TempDir()
 			bg := startChaosrun(t, append(append([]string{"run", "--quiet", "--out-dir", outDir}, briefRun...), "scenarios/bank-slow-vault.yaml")...)
-			waitForChild(t, bg.cmd.Process.Pid, " run --quiet", 5*time.Minute)
+			waitForChild(t, bg.cmd.Process.Pid, nativeVault.child, 5*time.Minute)
 			time.Sleep(2 * time.Second)
 			kids := descendants(bg.cmd.Process.Pid)
 			if err := bg.cmd.Process.Signal(sig); err != nil {
@@ -55,7 +55,7 @@ func TestReliabilitySIGHUPTearsDown(t *testing.T) {
 // TestReliabilityBrokenOutputPipe: `chaosrun run … 2>&1 | head` — the
 // reader of stdout and stderr goes away mid-run. Writes that fail must
 // neither kill the harness (SIGPIPE) nor stop the run: it runs to its
-// end, tears down and writes its record. About 9 s once k6 is built.
+// end, tears down and writes its record. About 9 s on the native engine.
 func TestReliabilityBrokenOutputPipe(t *testing.T) {
 	skipShort(t)
 	outDir := t.TempDir()
@@ -72,7 +72,7 @@ func TestReliabilityBrokenOutputPipe(t *testing.T) {
 			t.Fatalf("no first line: %v", err)
 		}
 	}
-	waitForChild(t, bg.cmd.Process.Pid, " run ", 5*time.Minute)
+	waitForChild(t, bg.cmd.Process.Pid, nativeVault.child, 5*time.Minute)
 	r.Close()
 	bg.wait(t, time.Minute)
 	st := bg.cmd.ProcessState
