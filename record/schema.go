@@ -28,19 +28,8 @@ func Schema() ([]byte, error) {
 		Sources: sources,
 		Mapper:  schemaFor,
 		Nulls:   true,
-		Edit: func(s *jsonschema.Schema) error {
-			v, err := schemagen.Property(s, "Run", "schema_version")
-			if err != nil {
-				return err
-			}
-			v.Const = SchemaVersion
-			src, err := schemagen.Property(s, "Verdict", "source")
-			if err != nil {
-				return err
-			}
-			src.Enum = []any{SourceScript, SourceRun}
-			return nil
-		},
+		Const:   map[string]any{"Run.schema_version": SchemaVersion},
+		Enum:    map[string][]string{"Verdict.source": {SourceScript, SourceRun}},
 	})
 }
 

@@ -87,20 +87,7 @@ func DiffSchema() ([]byte, error) {
 				{Type: "string", Enum: []any{ratioText(1), ratioText(-1)}},
 			}}
 		},
-		Edit: func(s *jsonschema.Schema) error {
-			v, err := schemagen.Property(s, "Diff", "schema_version")
-			if err != nil {
-				return err
-			}
-			v.Const = DiffSchemaVersion
-			verdict, err := schemagen.Property(s, "Change", "verdict")
-			if err != nil {
-				return err
-			}
-			for _, x := range verdicts {
-				verdict.Enum = append(verdict.Enum, x)
-			}
-			return nil
-		},
+		Const: map[string]any{"Diff.schema_version": DiffSchemaVersion},
+		Enum:  map[string][]string{"Change.verdict": verdicts},
 	})
 }

@@ -66,7 +66,7 @@ func TestDiffCommandLines(t *testing.T) {
 		}
 	}
 	if b, err := os.ReadFile(jsonOut); err == nil {
-		if err := checkDiffSchema(b); err != nil {
+		if err := checkSchema(diffSchema, b); err != nil {
 			t.Errorf("--json: %v", err)
 		}
 	}

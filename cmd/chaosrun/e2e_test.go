@@ -93,7 +93,7 @@ func readRecord(t *testing.T, path string) *record.Run {
 	if err != nil {
 		t.Fatalf("run record: %v", err)
 	}
-	if err := checkRecordSchema(b); err != nil {
+	if err := checkSchema(recordSchema, b); err != nil {
 		t.Fatalf("run record %s does not match its schema: %v", path, err)
 	}
 	var r record.Run

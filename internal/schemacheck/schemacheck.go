@@ -4,6 +4,7 @@ package schemacheck
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -32,6 +33,15 @@ func Compile(doc []byte) (*Schema, error) {
 	return &Schema{s}, nil
 }
 
+// Generated compiles the schema gen generates.
+func Generated(gen func() ([]byte, error)) (*Schema, error) {
+	doc, err := gen()
+	if err != nil {
+		return nil, err
+	}
+	return Compile(doc)
+}
+
 // Validate checks the JSON document doc against s; the error lists every
 // place where doc breaks the schema.
 func (s *Schema) Validate(doc []byte) error {
@@ -40,4 +50,19 @@ func (s *Schema) Validate(doc []byte) error {
 		return fmt.Errorf("not JSON: %w", err)
 	}
 	return s.s.Validate(v)
+}
+
+// ValidateEdited validates doc (a JSON object) once edit has changed its
+// decoded form: how a test shows that a broken document fails the check.
+func (s *Schema) ValidateEdited(doc []byte, edit func(map[string]any)) error {
+	var m map[string]any
+	if err := json.Unmarshal(doc, &m); err != nil {
+		return fmt.Errorf("not a JSON object: %w", err)
+	}
+	edit(m)
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return s.Validate(b)
 }

@@ -31,4 +31,8 @@ func TestValidate(t *testing.T) {
 	if _, err := Compile([]byte(`{"type": 3}`)); err == nil {
 		t.Error("compiled a schema whose type is a number")
 	}
+	err = s.ValidateEdited([]byte(`{"at": "2026-11-22T07:53:59Z"}`), func(m map[string]any) { delete(m, "at") })
+	if err == nil || !strings.Contains(err.Error(), "missing property 'at'") {
+		t.Errorf("edited: got %v", err)
+	}
 }

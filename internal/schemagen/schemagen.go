@@ -40,9 +40,10 @@ type Spec struct {
 	// Nulls lets the properties that encoding/json writes as null when
 	// empty (slices and maps without omitempty) be null.
 	Nulls bool
-	// Edit adjusts the reflected schema before it is encoded: enums of
-	// plain strings, constants.
-	Edit func(*jsonschema.Schema) error
+	// Const fixes properties to one value and Enum to a set of strings,
+	// each keyed "Type.property" (for plain types the Go type leaves open).
+	Const map[string]any
+	Enum  map[string][]string
 }
 
 // Generate returns the schema sp describes as indented JSON. Struct types
@@ -76,10 +77,8 @@ func Generate(sp Spec) ([]byte, error) {
 	if sp.Nulls {
 		allowNulls(s.Definitions, root, map[reflect.Type]bool{})
 	}
-	if sp.Edit != nil {
-		if err := sp.Edit(s); err != nil {
-			return nil, fmt.Errorf("schema of %s: %w", root, err)
-		}
+	if err := restrict(s, sp); err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", root, err)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -91,17 +90,39 @@ func Generate(sp Spec) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Property is the schema of property prop of definition def in s, for
-// Spec.Edit; an error names what is missing, so a renamed field breaks
-// the generation rather than loosening the schema.
-func Property(s *jsonschema.Schema, def, prop string) (*jsonschema.Schema, error) {
+// restrict applies sp's Const and Enum. A key that names nothing is an
+// error, so a renamed field breaks the generation rather than loosening
+// the schema.
+func restrict(s *jsonschema.Schema, sp Spec) error {
+	for key, v := range sp.Const {
+		p, err := property(s, key)
+		if err != nil {
+			return err
+		}
+		p.Const = v
+	}
+	for key, vs := range sp.Enum {
+		p, err := property(s, key)
+		if err != nil {
+			return err
+		}
+		for _, v := range vs {
+			p.Enum = append(p.Enum, v)
+		}
+	}
+	return nil
+}
+
+// property is the schema of the property key ("Type.property") names.
+func property(s *jsonschema.Schema, key string) (*jsonschema.Schema, error) {
+	def, prop, _ := strings.Cut(key, ".")
 	d, ok := s.Definitions[def]
 	if !ok || d.Properties == nil {
-		return nil, fmt.Errorf("no definition %s", def)
+		return nil, fmt.Errorf("%s: no definition %s", key, def)
 	}
 	p, ok := d.Properties.Get(prop)
 	if !ok {
-		return nil, fmt.Errorf("%s has no property %s", def, prop)
+		return nil, fmt.Errorf("%s: %s has no property %s", key, def, prop)
 	}
 	return p, nil
 }
@@ -125,7 +146,7 @@ func allowNulls(defs jsonschema.Definitions, t reflect.Type, seen map[reflect.Ty
 			name = f.Name
 		}
 		k := f.Type.Kind()
-		if k != reflect.Slice && k != reflect.Map || f.Type.Elem().Kind() == reflect.Uint8 ||
+		if k != reflect.Slice && k != reflect.Map ||
 			slices.ContainsFunc(strings.Split(opts, ","), func(o string) bool { return o == "omitempty" || o == "omitzero" }) {
 			continue
 		}
