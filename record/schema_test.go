@@ -14,15 +14,6 @@ import (
 	"github.com/chaosrun/chaosrun/internal/schemacheck"
 )
 
-func compiledSchema(t *testing.T) *schemacheck.Schema {
-	t.Helper()
-	s, err := schemacheck.Generated(Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // fullRun is sampleRun with every optional field set, the newest included.
 func fullRun(t *testing.T) *Run {
 	r := sampleRun(t, 3)
@@ -49,7 +40,7 @@ func encoded(t *testing.T, r *Run) []byte {
 // TestSchemaAcceptsWrittenRecords: what EncodeJSON writes validates,
 // every optional field set or none (nil slices are written as null).
 func TestSchemaAcceptsWrittenRecords(t *testing.T) {
-	s := compiledSchema(t)
+	s := schemacheck.MustGenerate(t, Schema)
 	bare := &Run{SchemaVersion: SchemaVersion, Scenario: "bare", Testbed: "fake", Start: t0, End: t0}
 	for name, r := range map[string]*Run{"full": fullRun(t), "sample": sampleRun(t, 2), "bare": bare} {
 		if err := s.Validate(encoded(t, r)); err != nil {
@@ -60,7 +51,7 @@ func TestSchemaAcceptsWrittenRecords(t *testing.T) {
 
 // TestSchemaRejects: each way a record breaks the format fails the check.
 func TestSchemaRejects(t *testing.T) {
-	s := compiledSchema(t)
+	s := schemacheck.MustGenerate(t, Schema)
 	good := encoded(t, fullRun(t))
 	tests := []struct {
 		name string
@@ -100,7 +91,7 @@ func series(m map[string]any) map[string]any {
 // TestSchemaValidatesTestdataRecords: every run record kept in the
 // repository's test data validates.
 func TestSchemaValidatesTestdataRecords(t *testing.T) {
-	s := compiledSchema(t)
+	s := schemacheck.MustGenerate(t, Schema)
 	var found []string
 	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
 		switch {

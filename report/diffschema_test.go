@@ -10,15 +10,6 @@ import (
 	"github.com/chaosrun/chaosrun/record"
 )
 
-func diffSchema(t *testing.T) *schemacheck.Schema {
-	t.Helper()
-	s, err := schemacheck.Generated(DiffSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func diffJSON(t *testing.T, base, head *record.Run) []byte {
 	t.Helper()
 	d, _ := Compare([]*record.Run{base}, []*record.Run{head}, DiffOptions{Iterations: 200})
@@ -33,7 +24,7 @@ func diffJSON(t *testing.T, base, head *record.Run) []byte {
 // validate against the diff schema, a figure that was zero at base (an
 // infinite relative change) and a comparison of nothing included.
 func TestDiffJSONValidates(t *testing.T) {
-	s := diffSchema(t)
+	s := schemacheck.MustGenerate(t, DiffSchema)
 	clean := synthRun(t, 1, apisWith(2, 5, 0, 0.5), synthVerdicts)
 	other := synthRun(t, 2, apisWith(2, 5, 0, 0.5), synthVerdicts)
 	other.Scenario = "another"
@@ -81,7 +72,7 @@ func TestRatioJSON(t *testing.T) {
 // TestDiffSchemaRejects: each way a diff result breaks the format fails
 // the check.
 func TestDiffSchemaRejects(t *testing.T) {
-	s := diffSchema(t)
+	s := schemacheck.MustGenerate(t, DiffSchema)
 	good := diffJSON(t, recorded(t, "base1"), recorded(t, "halved1"))
 	change := func(m map[string]any) map[string]any { return m["changes"].([]any)[0].(map[string]any) }
 	tests := []struct {

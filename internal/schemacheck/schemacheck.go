@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -40,6 +41,16 @@ func Generated(gen func() ([]byte, error)) (*Schema, error) {
 		return nil, err
 	}
 	return Compile(doc)
+}
+
+// MustGenerate compiles the schema gen generates, or fails the test.
+func MustGenerate(t testing.TB, gen func() ([]byte, error)) *Schema {
+	t.Helper()
+	s, err := Generated(gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // Validate checks the JSON document doc against s; the error lists every
