@@ -12,16 +12,24 @@ const SchemaVersion = 1
 
 // Run is the record of one scenario run.
 type Run struct {
-	SchemaVersion int               `json:"schema_version"`
-	Scenario      string            `json:"scenario"`
-	File          string            `json:"file,omitempty"`
-	Seed          int64             `json:"seed"`
-	Testbed       string            `json:"testbed"`
-	Versions      map[string]string `json:"versions,omitempty"`
-	Overrides     []string          `json:"overrides,omitempty"`
+	// SchemaVersion is the version of the record's layout (SchemaVersion).
+	SchemaVersion int `json:"schema_version"`
+	// Scenario is the scenario's name.
+	Scenario string `json:"scenario"`
+	// File is the scenario file the run came from.
+	File string `json:"file,omitempty"`
+	// Seed seeds every random choice of the run (keys, jitter): it replays the run.
+	Seed int64 `json:"seed"`
+	// Testbed is where the services ran (local, docker, …).
+	Testbed string `json:"testbed"`
+	// Versions are the versions of chaosrun, k6 (with the extension build) and the like.
+	Versions map[string]string `json:"versions,omitempty"`
+	// Overrides are the --set key=value overrides applied to the scenario.
+	Overrides []string `json:"overrides,omitempty"`
 	// Start is when load started: offsets in the record count from here.
 	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
+	// End is when load ended.
+	End time.Time `json:"end"`
 	// Planned is the scenario's load duration.
 	Planned Duration `json:"planned"`
 	// Windows are the run's windows when they are held in memory (a record
@@ -30,16 +38,24 @@ type Run struct {
 	Windows []Window `json:"windows"`
 	// Source, when set, holds the windows instead of Windows (a live run's
 	// window log on disk, so that memory stays flat in run length).
-	Source   WindowSource `json:"-"`
-	Faults   []FaultEvent `json:"faults"`
-	Scrapes  []Scrape     `json:"scrapes,omitempty"`
-	Verdicts []Verdict    `json:"verdicts,omitempty"`
+	Source WindowSource `json:"-"`
+	// Faults is the fault timeline, with real times.
+	Faults []FaultEvent `json:"faults"`
+	// Scrapes are the instances' /metrics, read about once a second.
+	Scrapes []Scrape `json:"scrapes,omitempty"`
+	// Verdicts are the outcomes of the checks, one per check.
+	Verdicts []Verdict `json:"verdicts,omitempty"`
 	// EndChecks are the services' own checks, called after load.
-	EndChecks  []EndCheck    `json:"end_checks,omitempty"`
-	Timings    Timings       `json:"timings"`
-	Incomplete bool          `json:"incomplete,omitempty"`
-	Problems   []string      `json:"problems,omitempty"`
-	Topology   []ServiceInfo `json:"topology,omitempty"`
+	EndChecks []EndCheck `json:"end_checks,omitempty"`
+	// Timings break the run's wall time into its stages.
+	Timings Timings `json:"timings"`
+	// Incomplete says the run did not finish (interrupted, a part died):
+	// its verdicts are then not a pass.
+	Incomplete bool `json:"incomplete,omitempty"`
+	// Problems say what went wrong, in words.
+	Problems []string `json:"problems,omitempty"`
+	// Topology lists the started service instances.
+	Topology []ServiceInfo `json:"topology,omitempty"`
 	// Aborted says why an abortOnFail check stopped the run before its
 	// planned end; empty when none did. An aborted run does not pass.
 	Aborted string `json:"aborted,omitempty"`
@@ -88,9 +104,10 @@ type Timings struct {
 
 // ServiceInfo names one started service instance and where it listened.
 type ServiceInfo struct {
-	Name    string            `json:"name"`
-	Address string            `json:"address"`
-	PID     int               `json:"pid,omitempty"`
+	Name    string `json:"name"`
+	Address string `json:"address"`
+	PID     int    `json:"pid,omitempty"`
+	// Proxies map each dependency edge to its proxy's listen address.
 	Proxies map[string]string `json:"proxies,omitempty"`
 }
 
@@ -108,8 +125,9 @@ const (
 // Window holds every series observed in one second of the run.
 type Window struct {
 	// Start is the first instant of the window (whole seconds, wall clock).
-	Start  time.Time `json:"start"`
-	Series []Series  `json:"series"`
+	Start time.Time `json:"start"`
+	// Series are the window's metrics, one per metric and tag set.
+	Series []Series `json:"series"`
 }
 
 // Series is one metric with one tag set, aggregated over a window.
@@ -120,8 +138,11 @@ type Window struct {
 // Rate: Count samples, NonZero of them non-zero.
 // Gauge: Min, Max and Last value seen.
 type Series struct {
-	Metric  string            `json:"metric"`
-	Kind    Kind              `json:"kind"`
+	// Metric is the k6 metric's name.
+	Metric string `json:"metric"`
+	// Kind is the metric's type: what the values below mean.
+	Kind Kind `json:"kind"`
+	// Tags are the tags that matter (scenario, api, status, …), never a raw URL.
 	Tags    map[string]string `json:"tags,omitempty"`
 	Count   int64             `json:"count"`
 	Sum     float64           `json:"sum,omitempty"`
@@ -147,21 +168,28 @@ const (
 // FaultEvent records a fault being applied or reverted, with the time it was
 // scheduled for and the time it really took effect.
 type FaultEvent struct {
-	Fault     string      `json:"fault"`
-	Kind      string      `json:"kind"`
-	Target    string      `json:"target"`
-	Action    FaultAction `json:"action"`
-	Scheduled time.Time   `json:"scheduled"`
-	Actual    time.Time   `json:"actual"`
-	Error     string      `json:"error,omitempty"`
-	Detail    string      `json:"detail,omitempty"`
+	// Fault is the fault's name in the scenario.
+	Fault string `json:"fault"`
+	// Kind is the fault's kind (latency, stop, …).
+	Kind string `json:"kind"`
+	// Target is the edge (a->b) or host the fault acts on.
+	Target string `json:"target"`
+	// Action is what happened: applied, reverted or failed.
+	Action FaultAction `json:"action"`
+	// Scheduled is when the schedule asked for the action.
+	Scheduled time.Time `json:"scheduled"`
+	// Actual is when the action took effect.
+	Actual time.Time `json:"actual"`
+	Error  string    `json:"error,omitempty"`
+	// Detail says what was done ("latency 2000ms downstream on bank->vault").
+	Detail string `json:"detail,omitempty"`
 	// Counts are what the fault counted while in force (HTTP faults:
 	// seen, matched and affected requests), on its revert event.
 	Counts map[string]int64 `json:"counts,omitempty"`
 }
 
-// EndCheck is the answer of a service's own check (e.g. money
-// conservation), called after load and before teardown.
+// EndCheck is the answer of a service's own check (money conserved,
+// say), called after load and before teardown.
 type EndCheck struct {
 	Name    string             `json:"name"`
 	Service string             `json:"service"`
@@ -173,26 +201,37 @@ type EndCheck struct {
 
 // Scrape is one reading of a target's /metrics.
 type Scrape struct {
-	Time     time.Time          `json:"time"`
-	Instance string             `json:"instance"`
-	Values   map[string]float64 `json:"values"`
+	Time time.Time `json:"time"`
+	// Instance is the service instance's name.
+	Instance string `json:"instance"`
+	// Values map name{label=value,...} to the sample's value.
+	Values map[string]float64 `json:"values"`
 }
 
 // Verdict is the outcome of one assertion check.
 type Verdict struct {
-	Assertion string   `json:"assertion"`
-	Check     string   `json:"check"`
-	Metric    string   `json:"metric"`
-	Window    string   `json:"window"`
-	From      Duration `json:"from"`
-	To        Duration `json:"to"`
-	Observed  float64  `json:"observed"`
-	Bound     float64  `json:"bound"`
-	Unit      string   `json:"unit,omitempty"`
-	Pass      bool     `json:"pass"`
+	// Assertion is the assertion's name.
+	Assertion string `json:"assertion"`
+	// Check is the check as written ("p(99) < 1.5 * baseline").
+	Check string `json:"check"`
+	// Metric is the metric selector.
+	Metric string `json:"metric"`
+	// Window is the resolved window ("during slow-vault +2s settle").
+	Window string `json:"window"`
+	// From and To are the window's offsets from the run's start.
+	From Duration `json:"from"`
+	To   Duration `json:"to"`
+	// Observed is the metric's value over the window.
+	Observed float64 `json:"observed"`
+	// Bound is the check's right-hand side, the baseline applied.
+	Bound float64 `json:"bound"`
+	// Unit is the unit of Observed and Bound (ms for timings).
+	Unit string `json:"unit,omitempty"`
+	Pass bool   `json:"pass"`
 	// Samples is how many samples the observed value rests on.
-	Samples int64  `json:"samples"`
-	Error   string `json:"error,omitempty"`
+	Samples int64 `json:"samples"`
+	// Error says why the check could not be evaluated; such a check fails.
+	Error string `json:"error,omitempty"`
 	// Source says where the check comes from: empty for the scenario's
 	// assertions, SourceScript for a k6 script's thresholds, SourceRun for
 	// the run's own (load ran for its planned duration).

@@ -14,41 +14,41 @@ import (
 // DiffOptions sets how Compare tells a change from noise.
 type DiffOptions struct {
 	// Iterations is the number of bootstrap replicates (default 2000).
-	Iterations int
+	Iterations int `json:"iterations"`
 	// Confidence is the one-sided confidence a change must reach (default
 	// 0.99): the replicates' (1−Confidence) quantile of head−base must lie
 	// above zero (or the Confidence quantile below it).
-	Confidence float64
+	Confidence float64 `json:"confidence"`
 	// MinChange is the smallest relative change that counts (default 0.15).
-	MinChange float64
+	MinChange float64 `json:"min_change"`
 	// MinChangeTail replaces MinChange for tail figures, p(90) and above and
 	// max (default 1.5: ×2.5). Measured here: the p99 of a few-ms
 	// service moves by up to +120% between two runs of the same code on a
 	// shared machine, more than any bootstrap inside one run can see.
-	MinChangeTail float64
+	MinChangeTail float64 `json:"min_change_tail"`
 	// MinLatency is the smallest latency change that counts, in ms
 	// (default 0.2).
-	MinLatency float64
+	MinLatency float64 `json:"min_latency"`
 	// MinRate is the smallest change of a failure rate, as a fraction
 	// (default 0.02).
-	MinRate float64
+	MinRate float64 `json:"min_rate"`
 	// MinThroughput is the smallest change of a per-second rate (default 1).
-	MinThroughput float64
+	MinThroughput float64 `json:"min_throughput"`
 	// Seed seeds the bootstrap (default 1): the same inputs give the same
 	// verdicts.
-	Seed uint64
+	Seed uint64 `json:"seed"`
 	// Block is the length in seconds of the blocks the bootstrap resamples
 	// (default 2): consecutive seconds are correlated (a 2 s fault makes
 	// completions alternate between seconds), blocks keep that together.
-	Block int
+	Block int `json:"block"`
 	// GateAllPhases makes key figures before and after faults gate too;
 	// by default they are reported but only checks and figures during
 	// faults fail the diff (the steady phases carry the machine's noise
 	// without carrying the scenario's claim).
-	GateAllPhases bool
+	GateAllPhases bool `json:"gate_all_phases"`
 	// NoKeyFigures compares only the assertions' checks, not the per-API
 	// latency, failure rate and goodput of every phase.
-	NoKeyFigures bool
+	NoKeyFigures bool `json:"no_key_figures"`
 }
 
 func (o DiffOptions) withDefaults() DiffOptions {
@@ -105,7 +105,7 @@ type Change struct {
 	Base float64 `json:"base"`
 	Head float64 `json:"head"`
 	// Rel is (Head−Base)/Base; ±Inf when Base is 0.
-	Rel float64 `json:"rel"`
+	Rel Ratio `json:"rel"`
 	// BaseMedian and HeadMedian are the medians of the figure over blocks
 	// of Block seconds: the statistic the verdict rests on.
 	BaseMedian float64 `json:"base_median"`
@@ -126,7 +126,10 @@ type Change struct {
 
 // Diff is the comparison of two sets of run records.
 type Diff struct {
-	Options DiffOptions `json:"options"`
+	// SchemaVersion is the version of the diff result's JSON layout
+	// (DiffSchemaVersion).
+	SchemaVersion int         `json:"schema_version"`
+	Options       DiffOptions `json:"options"`
 	// Runs counts the records per side per scenario.
 	BaseRuns map[string]int `json:"base_runs"`
 	HeadRuns map[string]int `json:"head_runs"`
@@ -169,7 +172,7 @@ type figure struct {
 // the Diff, returned with it, says what there was.
 func Compare(base, head []*record.Run, opt DiffOptions) (*Diff, error) {
 	opt = opt.withDefaults()
-	d := &Diff{Options: opt, BaseRuns: map[string]int{}, HeadRuns: map[string]int{}}
+	d := &Diff{SchemaVersion: DiffSchemaVersion, Options: opt, BaseRuns: map[string]int{}, HeadRuns: map[string]int{}}
 	bs, hs := byScenario(base), byScenario(head)
 	for n, rs := range bs {
 		d.BaseRuns[n] = len(rs)
@@ -379,7 +382,7 @@ func compareFigure(scenario string, f figure, base, head []*record.Run, opt Diff
 		c.Why = "no samples on one side"
 		return c, nil
 	}
-	c.Rel = relChange(c.Base, c.Head)
+	c.Rel = Ratio(relChange(c.Base, c.Head))
 	if nb, nh := bs.blocks(), hs.blocks(); nb < minBlocks || nh < minBlocks {
 		c.Why = fmt.Sprintf("too short to tell noise: %d and %d blocks of %ds (need %d a side)", nb, nh, opt.Block, minBlocks)
 		return c, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -15,7 +16,7 @@ func (d *Diff) Table(w io.Writer) {
 	fmt.Fprintf(tw, "VERDICT\tSCENARIO\tFIGURE\tWINDOW\tBASE\tHEAD\tCHANGE\tMEDIAN CHANGE [INTERVAL]\n")
 	for _, c := range d.ordered() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Verdict, c.Scenario, c.Name, c.Window,
-			num(c.Base, c.Unit), num(c.Head, c.Unit), pct(c.Rel), c.interval())
+			num(c.Base, c.Unit), num(c.Head, c.Unit), pct(float64(c.Rel)), c.interval())
 	}
 	tw.Flush()
 	for _, p := range d.Problems {
@@ -44,9 +45,10 @@ func (d *Diff) Headline() string {
 // ordered returns regressions, then improvements, then the rest, each in
 // their original order.
 func (d *Diff) ordered() []Change {
-	rank := map[string]int{Regression: 0, WorseInfo: 1, Improvement: 2, NoChange: 3, NotCompared: 4}
 	out := append([]Change(nil), d.Changes...)
-	sort.SliceStable(out, func(i, j int) bool { return rank[out[i].Verdict] < rank[out[j].Verdict] })
+	sort.SliceStable(out, func(i, j int) bool {
+		return slices.Index(verdicts, out[i].Verdict) < slices.Index(verdicts, out[j].Verdict)
+	})
 	return out
 }
 
@@ -97,7 +99,7 @@ func (d *Diff) Markdown() string {
 		b.WriteString("| verdict | scenario | figure | window | base | head | change | median change [interval] |\n|---|---|---|---|---|---|---|---|\n")
 		for _, c := range shown {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Verdict, c.Scenario, c.Name, c.Window,
-				num(c.Base, c.Unit), num(c.Head, c.Unit), pct(c.Rel), c.interval())
+				num(c.Base, c.Unit), num(c.Head, c.Unit), pct(float64(c.Rel)), c.interval())
 		}
 		b.WriteString("\n")
 	}

@@ -1,18 +1,12 @@
 package scenario
 
 import (
-	"bytes"
 	"embed"
-	"encoding/json"
-	"fmt"
-	"go/ast"
-	"go/doc"
-	"go/parser"
-	"go/token"
 	"reflect"
-	"strings"
 
 	"github.com/invopop/jsonschema"
+
+	"github.com/chaosrun/chaosrun/internal/schemagen"
 )
 
 // modelSources are the model's sources, read for the schema's descriptions.
@@ -24,39 +18,19 @@ var modelSources embed.FS
 const SchemaID = "https://github.com/chaosrun/chaosrun/scenario/v1.schema.json"
 
 // durationPattern matches what time.ParseDuration accepts, without a sign.
-const durationPattern = `^(0|([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h))+$`
+const durationPattern = schemagen.DurationPattern
 
 // Schema returns the JSON Schema (draft 2020-12) of scenario files, with
 // the model's doc comments as descriptions, for editors.
 func Schema() ([]byte, error) {
-	comments, err := modelComments()
-	if err != nil {
-		return nil, fmt.Errorf("scenario: schema: %w", err)
-	}
-	r := &jsonschema.Reflector{
+	return schemagen.Generate(schemagen.Spec{
+		Root:         &Scenario{},
+		ID:           SchemaID,
+		Title:        "chaosrun scenario",
+		Sources:      modelSources,
 		FieldNameTag: "yaml",
 		Mapper:       schemaFor,
-		LookupComment: func(t reflect.Type, field string) string {
-			if t.PkgPath() != durationType.PkgPath() {
-				return ""
-			}
-			if field == "" {
-				return comments[t.Name()]
-			}
-			return comments[t.Name()+"."+field]
-		},
-	}
-	s := r.Reflect(&Scenario{})
-	s.ID = SchemaID
-	s.Title = "chaosrun scenario"
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(s); err != nil {
-		return nil, fmt.Errorf("scenario: schema: %w", err)
-	}
-	return buf.Bytes(), nil
+	})
 }
 
 // schemaFor maps the types whose YAML form differs from their Go form.
@@ -107,53 +81,5 @@ func checkSchema() *jsonschema.Schema {
 		},
 		Description: "A threshold expression in k6's grammar, or k6's object form that may stop the run when the check fails.",
 		Examples:    []any{"p(99) < 250ms", map[string]any{"threshold": "p(99) < 1s", "abortOnFail": true, "delayAbortEval": "10s"}},
-	}
-}
-
-// modelComments reads the doc comments of the model's types ("Type") and
-// struct fields ("Type.Field").
-func modelComments() (map[string]string, error) {
-	out := map[string]string{}
-	for _, name := range []string{"model.go", "workload.go", "workload_k6.go"} {
-		src, err := modelSources.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ParseComments)
-		if err != nil {
-			return nil, err
-		}
-		addComments(out, f)
-	}
-	return out, nil
-}
-
-// addComments adds a file's type and field doc comments to out.
-func addComments(out map[string]string, f *ast.File) {
-	for _, decl := range f.Decls {
-		g, ok := decl.(*ast.GenDecl)
-		if !ok || g.Tok != token.TYPE {
-			continue
-		}
-		for _, spec := range g.Specs {
-			ts := spec.(*ast.TypeSpec)
-			text := ts.Doc.Text()
-			if text == "" {
-				text = g.Doc.Text()
-			}
-			out[ts.Name.Name] = new(doc.Package).Synopsis(text)
-			st, ok := ts.Type.(*ast.StructType)
-			if !ok {
-				continue
-			}
-			for _, fl := range st.Fields.List {
-				c := strings.Join(strings.Fields(fl.Doc.Text()), " ")
-				for _, n := range fl.Names {
-					if c != "" {
-						out[ts.Name.Name+"."+n.Name] = c
-					}
-				}
-			}
-		}
 	}
 }

@@ -44,6 +44,7 @@ func runCatalogAB(t *testing.T, testbed string, ab catalogAB, left func(pid int)
 			if res.code != arm.wantCode {
 				t.Fatalf("exit code %d, want %d\nstderr:\n%s", res.code, arm.wantCode, res.stderr)
 			}
+			// readRecord checks the record against its schema first.
 			r := readRecord(t, filepath.Join(res.outDir, ab.scenario, "run.json"))
 			if r.Incomplete {
 				t.Fatalf("record incomplete: %v", r.Problems)

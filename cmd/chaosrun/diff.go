@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 
@@ -48,7 +47,7 @@ enough); 3 when a record cannot be read, is of an incomplete run or holds no win
 	fl.IntVar(&o.Block, "block", 2, "seconds per block: the bootstrap resamples blocks of consecutive one-second windows")
 	fl.BoolVar(&o.GateAllPhases, "gate-all-phases", false, "key figures before and after faults fail the diff too (default: reported only)")
 	fl.BoolVar(&f.assertionsOnly, "assertions-only", false, "compare only the assertions' checks, not the per-API key figures")
-	fl.StringVar(&f.jsonOut, "json", "", "also write the comparison as JSON to this file")
+	fl.StringVar(&f.jsonOut, "json", "", "also write the comparison as JSON to this file (its schema: chaosrun schema --diff)")
 	fl.StringVar(&f.markdown, "markdown", "", "also write the comparison as Markdown to this file")
 	return cmd
 }
@@ -94,8 +93,11 @@ func diff(st *State, f *diffFlags, args []string) error {
 // writeDiff writes the comparison as --json and --markdown ask.
 func writeDiff(st *State, f *diffFlags, d *report.Diff) error {
 	if f.jsonOut != "" {
-		b, _ := json.MarshalIndent(d, "", "  ")
-		if err := os.WriteFile(st.path(f.jsonOut), append(b, '\n'), 0o644); err != nil {
+		b, err := d.JSON()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(st.path(f.jsonOut), b, 0o644); err != nil {
 			return err
 		}
 	}

@@ -65,6 +65,11 @@ func TestDiffCommandLines(t *testing.T) {
 			t.Errorf("%s: %v\n%s", f, err, b)
 		}
 	}
+	if b, err := os.ReadFile(jsonOut); err == nil {
+		if err := checkSchema(diffSchema, b); err != nil {
+			t.Errorf("--json: %v", err)
+		}
+	}
 }
 
 // editedRun writes a copy of a recorded run with edit applied to its JSON

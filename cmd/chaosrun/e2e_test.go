@@ -93,11 +93,16 @@ func runChaosrunEnv(t *testing.T, timeout time.Duration, env []string, args ...s
 	return cmdResult{code: cmd.ProcessState.ExitCode(), stdout: so.String(), stderr: se.String(), outDir: outDir, pid: cmd.Process.Pid}
 }
 
+// readRecord reads a run record a test's run wrote, checked against the
+// run record's schema (chaosrun schema --record).
 func readRecord(t *testing.T, path string) *record.Run {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("run record: %v", err)
+	}
+	if err := checkSchema(recordSchema, b); err != nil {
+		t.Fatalf("run record %s does not match its schema: %v", path, err)
 	}
 	var r record.Run
 	if err := json.Unmarshal(b, &r); err != nil {

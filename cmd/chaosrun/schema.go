@@ -3,16 +3,28 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/report"
 	"github.com/chaosrun/chaosrun/scenario"
 )
 
 func newSchemaCmd(st *State) *cobra.Command {
-	return &cobra.Command{
-		Use:   "schema",
-		Short: "print the JSON Schema of the scenario format",
-		Args:  cobra.NoArgs,
+	var recordSchema, diffSchema bool
+	cmd := &cobra.Command{
+		Use:   "schema [--record | --diff]",
+		Short: "print a JSON Schema: of scenario files (default), run records or diff results",
+		Long: `Prints a JSON Schema (draft 2020-12): by default of scenario files, for editors;
+with --record of run records (run.json); with --diff of diff results (chaosrun diff --json).`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			b, err := scenario.Schema()
+			gen := scenario.Schema
+			switch {
+			case recordSchema:
+				gen = record.Schema
+			case diffSchema:
+				gen = report.DiffSchema
+			}
+			b, err := gen()
 			if err != nil {
 				return fail(exitRunError, err)
 			}
@@ -22,4 +34,8 @@ func newSchemaCmd(st *State) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&recordSchema, "record", false, "the schema of run records (run.json)")
+	cmd.Flags().BoolVar(&diffSchema, "diff", false, "the schema of diff results (chaosrun diff --json)")
+	cmd.MarkFlagsMutuallyExclusive("record", "diff")
+	return cmd
 }
