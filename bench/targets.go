@@ -269,7 +269,7 @@ func (b *bench) microSection(ctx context.Context) (Section, error) {
 	args := []string{"test", "-run", "^$", "-bench", ".", "-benchmem", "-count", strconv.Itoa(b.cfg.count), "-benchtime", b.cfg.benchtime}
 	var out strings.Builder
 	for _, run := range []struct{ dir, pkgs []string }{
-		{[]string{b.root}, []string{"./targets/platform", "./targets/kvdispatcher"}},
+		{[]string{b.root}, []string{"./targets/platform/...", "./targets/kvdispatcher"}},
 		{[]string{b.root, "xk6-resilience"}, []string{"."}},
 	} {
 		b.logf("  go %s %s", strings.Join(args, " "), strings.Join(run.pkgs, " "))

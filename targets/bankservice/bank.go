@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 )
@@ -28,7 +30,7 @@ type BankConfig struct {
 
 	// ListMode is the ListTransactions API bulkhead's mode (hard, observe,
 	// off); ListLimit its limit of concurrent ListTransactions requests.
-	ListMode  platform.BulkheadMode
+	ListMode  server.BulkheadMode
 	ListLimit int
 
 	// Drawer switches the cash drawer; DrawerCapacity is the most cash it
@@ -46,7 +48,7 @@ type BankConfig struct {
 // DefaultBankConfig returns the defaults documented on BankMain's flags.
 func DefaultBankConfig() BankConfig {
 	return BankConfig{Bulkheads: true, LedgerLimit: 32, VaultLimit: 8,
-		ListMode: platform.BulkheadHard, ListLimit: 8,
+		ListMode: server.BulkheadHard, ListLimit: 8,
 		Drawer: true, DrawerCapacity: 200_000, DrawerLow: 100_000}
 }
 
@@ -54,9 +56,9 @@ func DefaultBankConfig() BankConfig {
 // and a vault, with a cash drawer in front of the vault.
 type Bank struct {
 	cfg               BankConfig
-	ledger, vault     *platform.Client
-	ledgerBH, vaultBH *platform.Bulkhead
-	listBH            *platform.Bulkhead
+	ledger, vault     *client.Client
+	ledgerBH, vaultBH *server.Bulkhead
+	listBH            *server.Bulkhead
 	drawer            *Drawer
 	log               *slog.Logger
 	instance          string // names this bank's refill keys
@@ -78,7 +80,7 @@ type Bank struct {
 
 // NewBank returns a bank calling ledger and vault. m carries the metrics (bulkheads,
 // refunds, drawer); log may be nil. Call Run to keep the drawer filled.
-func NewBank(cfg BankConfig, ledger, vault *platform.Client, m *platform.Metrics, log *slog.Logger) *Bank {
+func NewBank(cfg BankConfig, ledger, vault *client.Client, m *server.Metrics, log *slog.Logger) *Bank {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -87,9 +89,9 @@ func NewBank(cfg BankConfig, ledger, vault *platform.Client, m *platform.Metrics
 	}
 	b := &Bank{
 		cfg: cfg, ledger: ledger, vault: vault, log: log,
-		ledgerBH: platform.NewBulkhead("ledger", cfg.LedgerLimit, cfg.Bulkheads, m),
-		vaultBH:  platform.NewBulkhead("vault", cfg.VaultLimit, cfg.Bulkheads, m),
-		listBH:   platform.NewBulkheadMode("list", cfg.ListLimit, cfg.ListMode, 0, m),
+		ledgerBH: server.NewBulkhead("ledger", cfg.LedgerLimit, cfg.Bulkheads, m),
+		vaultBH:  server.NewBulkhead("vault", cfg.VaultLimit, cfg.Bulkheads, m),
+		listBH:   server.NewBulkheadMode("list", cfg.ListLimit, cfg.ListMode, 0, m),
 		drawer:   NewDrawer(cfg.Drawer, cfg.DrawerCapacity, cfg.DrawerLow),
 		instance: rand.Text()[:10],
 		pending:  map[string]settlement{},
@@ -113,9 +115,9 @@ func NewBank(cfg BankConfig, ledger, vault *platform.Client, m *platform.Metrics
 // Drawer returns the bank's cash drawer.
 func (b *Bank) Drawer() *Drawer { return b.drawer }
 
-// routeOptioner is a Router that takes per-API options (*platform.Server).
+// routeOptioner is a Router that takes per-API options (*server.Server).
 type routeOptioner interface {
-	HandleWith(pattern string, h http.Handler, opts platform.RouteOptions)
+	HandleWith(pattern string, h http.Handler, opts server.RouteOptions)
 }
 
 // Register adds the bank routes: POST /transact/check, POST /transact/cash,
@@ -124,7 +126,7 @@ func (b *Bank) Register(r Router) {
 	r.Handle("POST /transact/check", http.HandlerFunc(b.check))
 	r.Handle("POST /transact/cash", http.HandlerFunc(b.cash))
 	if ro, ok := r.(routeOptioner); ok {
-		ro.HandleWith("GET /transactions", http.HandlerFunc(b.transactions), platform.RouteOptions{Bulkhead: b.listBH})
+		ro.HandleWith("GET /transactions", http.HandlerFunc(b.transactions), server.RouteOptions{Bulkhead: b.listBH})
 	} else {
 		r.Handle("GET /transactions", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			release, ok := b.listBH.TryAcquire()

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 // env is a bank in process, with a real ledger and vault on httptest servers.
@@ -17,7 +19,7 @@ type env struct {
 	b      *Bank
 	ledger *Ledger
 	vault  *Vault
-	m      *platform.Metrics
+	m      *server.Metrics
 }
 
 type envOpts struct {
@@ -44,11 +46,11 @@ func newEnv(t *testing.T, o envOpts) env {
 	}
 	vts := httptest.NewServer(vh)
 	t.Cleanup(vts.Close)
-	lc, _ := platform.NewClient("ledger", []string{hostPort(lts)}, o.depTimeout)
-	vc, _ := platform.NewClient("vault", []string{hostPort(vts)}, o.depTimeout)
+	lc, _ := client.New("ledger", []string{hostPort(lts)}, o.depTimeout)
+	vc, _ := client.New("vault", []string{hostPort(vts)}, o.depTimeout)
 	t.Cleanup(lc.Close)
 	t.Cleanup(vc.Close)
-	m := platform.NewMetrics()
+	m := server.NewMetrics()
 	b := NewBank(o.bank, lc, vc, m, nil)
 	bts := serveWith(t, m, b.Register, 64, time.Second)
 	return env{bank: bts.URL, b: b, ledger: l, vault: v, m: m}

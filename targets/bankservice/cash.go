@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
 )
 
 // settleTimeout bounds one settlement (void at the vault, credit at the ledger).
@@ -123,14 +124,14 @@ func (b *Bank) transactCash(ctx context.Context, in Transaction, key string) (Tr
 // answer: the vault remembers each key's first outcome, so no attempt of the
 // call was paid); anything else may have been paid.
 func definitive(err error) bool {
-	var de *platform.DepError
-	return errors.As(err, &de) && de.Kind == platform.KindStatus && de.Status >= 400 && de.Status < 500
+	var de *client.DepError
+	return errors.As(err, &de) && de.Kind == client.KindStatus && de.Status >= 400 && de.Status < 500
 }
 
 // mayHaveApplied says whether a failed call may still have been applied: any
 // dependency failure but a 4xx answer (nothing was sent past a full bulkhead).
 func mayHaveApplied(err error) bool {
-	var de *platform.DepError
+	var de *client.DepError
 	return errors.As(err, &de) && !definitive(err)
 }
 

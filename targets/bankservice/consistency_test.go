@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
 )
 
 // TestReplicatedLedgerConsistency runs the bank over three ledger fronts of
@@ -97,12 +98,12 @@ func TestClassify(t *testing.T) {
 		status int
 		reason string
 	}{
-		{"deadline", &platform.DepError{Kind: platform.KindDeadline}, 504, platform.ReasonDeadline},
-		{"breaker", &platform.DepError{Kind: platform.KindBreaker}, 503, platform.ReasonBreaker},
-		{"back pressure passed on", &platform.DepError{Kind: platform.KindStatus, Status: 503, Backpressure: true}, 503, platform.ReasonBackpressure},
-		{"plain 503", &platform.DepError{Kind: platform.KindStatus, Status: 503}, 502, platform.ReasonDependencyError},
-		{"timeout", &platform.DepError{Kind: platform.KindTimeout}, 504, platform.ReasonDependencyTimeout},
-		{"business refusal", &platform.DepError{Kind: platform.KindStatus, Status: 409, Body: platform.ErrorBody{Reason: ReasonInsufficientFunds}}, 409, ReasonInsufficientFunds},
+		{"deadline", &client.DepError{Kind: client.KindDeadline}, 504, platform.ReasonDeadline},
+		{"breaker", &client.DepError{Kind: client.KindBreaker}, 503, platform.ReasonBreaker},
+		{"back pressure passed on", &client.DepError{Kind: client.KindStatus, Status: 503, Backpressure: true}, 503, platform.ReasonBackpressure},
+		{"plain 503", &client.DepError{Kind: client.KindStatus, Status: 503}, 502, platform.ReasonDependencyError},
+		{"timeout", &client.DepError{Kind: client.KindTimeout}, 504, platform.ReasonDependencyTimeout},
+		{"business refusal", &client.DepError{Kind: client.KindStatus, Status: 409, Body: platform.ErrorBody{Reason: ReasonInsufficientFunds}}, 409, ReasonInsufficientFunds},
 		{"refund pending", errPending, 409, ReasonReversed},
 		{"other", errors.New("x"), 500, "internal"},
 	}
@@ -112,7 +113,7 @@ func TestClassify(t *testing.T) {
 		}
 	}
 	rec := &headerRecorder{h: http.Header{}}
-	(&Bank{}).fail(rec, &platform.DepError{Kind: platform.KindStatus, Status: 503, Backpressure: true, RetryAfter: 2 * time.Second})
+	(&Bank{}).fail(rec, &client.DepError{Kind: client.KindStatus, Status: 503, Backpressure: true, RetryAfter: 2 * time.Second})
 	if rec.h.Get(platform.HeaderBackpressure) != "1" || rec.h.Get(platform.HeaderRetryAfter) != "2" || rec.code != 503 {
 		t.Errorf("back pressure answer: %d %v; want 503 with %s: 1, Retry-After: 2", rec.code, rec.h, platform.HeaderBackpressure)
 	}

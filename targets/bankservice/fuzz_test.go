@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 // fuzzRoutes are the bank's and ledger's request paths the fuzzer mixes
@@ -41,12 +43,12 @@ func FuzzRequests(f *testing.F) {
 	lts, vts := httptest.NewServer(lmux), httptest.NewServer(vmux)
 	f.Cleanup(lts.Close)
 	f.Cleanup(vts.Close)
-	lc, _ := platform.NewClient("ledger", []string{strings.TrimPrefix(lts.URL, "http://")}, 2*time.Second)
-	vc, _ := platform.NewClient("vault", []string{strings.TrimPrefix(vts.URL, "http://")}, 2*time.Second)
+	lc, _ := client.New("ledger", []string{strings.TrimPrefix(lts.URL, "http://")}, 2*time.Second)
+	vc, _ := client.New("vault", []string{strings.TrimPrefix(vts.URL, "http://")}, 2*time.Second)
 	f.Cleanup(lc.Close)
 	f.Cleanup(vc.Close)
 	bank := http.NewServeMux()
-	NewBank(DefaultBankConfig(), lc, vc, platform.NewMetrics(), nil).Register(bank)
+	NewBank(DefaultBankConfig(), lc, vc, server.NewMetrics(), nil).Register(bank)
 	handlers := map[string]http.Handler{"/transact": bank, "/transactions": bank, "/ledger": lmux, "/vault": vmux}
 
 	f.Fuzz(func(t *testing.T, route uint8, body []byte, query, deadline string) {

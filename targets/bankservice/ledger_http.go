@@ -9,7 +9,7 @@ import (
 	"github.com/chaosrun/chaosrun/targets/platform"
 )
 
-// Router is where a service adds its routes: *platform.Server or *http.ServeMux.
+// Router is where a service adds its routes: *server.Server or *http.ServeMux.
 type Router interface {
 	Handle(pattern string, h http.Handler)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 // Front serves /item from the cache, computing what the cache lacks.
@@ -59,7 +60,7 @@ func NewClient(addr string, timeout time.Duration) *redis.Client {
 }
 
 // Register adds GET /item to srv and its counters to srv's registry.
-func (f *Front) Register(srv *platform.Server) {
+func (f *Front) Register(srv *server.Server) {
 	f.lookups = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "cachefront_lookups_total",
 		Help: "Cache lookups by result: hit, miss (computed and stored), bypass (cache failed or too slow; computed).",
@@ -124,14 +125,14 @@ func (f *Front) compute(ctx context.Context, key string) string {
 // --dep cache=ADDR (a Redis server). Flags: the platform's plus
 // --cache-timeout D (0 = off), --compute D and --ttl D.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := platform.DefaultConfig()
+	cfg := server.DefaultFlags()
 	f := &Front{Timeout: 50 * time.Millisecond, Compute: 5 * time.Millisecond, TTL: 10 * time.Minute}
 	fs := flag.NewFlagSet("chaosrun serve cachefront", flag.ContinueOnError)
 	cfg.Register(fs)
 	fs.DurationVar(&f.Timeout, "cache-timeout", f.Timeout, "bound of each cache call before bypassing the cache (0: wait as long as it takes)")
 	fs.DurationVar(&f.Compute, "compute", f.Compute, "work of computing a value without the cache")
 	fs.DurationVar(&f.TTL, "ttl", f.TTL, "lifetime of stored values")
-	if err := platform.ParseFlags(fs, args, stderr); err != nil {
+	if err := server.ParseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := cfg.Validate("cache"); err != nil {
@@ -147,7 +148,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f.Cache = NewClient(addrs[0], f.Timeout)
 	defer f.Cache.Close()
 	log := slog.New(slog.NewTextHandler(stderr, nil)).With("target", "cachefront")
-	srv := platform.NewServer("cachefront", cfg.ServerConfig(), platform.NewMetrics(), log)
+	srv := server.New("cachefront", cfg.Config(), server.NewMetrics(), log)
 	f.Register(srv)
 	return srv.Run(ctx, stdout)
 }

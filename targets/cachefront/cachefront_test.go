@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/internal/testenv"
-	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 // redisServer starts the real redis-server (Debian's package) on a free
@@ -82,7 +82,7 @@ func front(t *testing.T, addr string, timeout time.Duration) *httptest.Server {
 	t.Helper()
 	f := &Front{Cache: NewClient(addr, timeout), Timeout: timeout, TTL: time.Minute}
 	t.Cleanup(func() { f.Cache.Close() })
-	srv := platform.NewServer("cachefront", platform.ServerConfig{Workers: 8, QueueTimeout: time.Second}, platform.NewMetrics(), nil)
+	srv := server.New("cachefront", server.Config{Workers: 8, QueueTimeout: time.Second}, server.NewMetrics(), nil)
 	f.Register(srv)
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)

@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 // BenchmarkQoSPath is what the dispatcher adds to each request before and
@@ -15,7 +16,7 @@ import (
 func BenchmarkQoSPath(b *testing.B) {
 	cfg := DefaultDispatcherConfig()
 	cfg.Quota, cfg.Burst = 1e12, 1e12
-	d, err := NewDispatcher(cfg, []*platform.Client{nil}, time.Second, platform.NewMetrics(), nil)
+	d, err := NewDispatcher(cfg, []*client.Client{nil}, time.Second, server.NewMetrics(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

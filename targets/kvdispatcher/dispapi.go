@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 // Response headers a workload can count by.
@@ -30,7 +32,7 @@ const (
 )
 
 // Register adds the dispatcher's routes to srv.
-func (d *Dispatcher) Register(srv *platform.Server) {
+func (d *Dispatcher) Register(srv *server.Server) {
 	srv.HandleFunc("GET /kv/{pk}/{sk}", d.get)
 	srv.HandleFunc("PUT /kv/{pk}/{sk}", d.put)
 	srv.HandleFunc("GET /scan/{pk}", d.scan)
@@ -64,20 +66,20 @@ func (d *Dispatcher) shedQuota(w http.ResponseWriter, p Price) {
 
 // fail answers a failed shard call.
 func (d *Dispatcher) fail(w http.ResponseWriter, tier Tier, shard int, err error) {
-	var de *platform.DepError
+	var de *client.DepError
 	switch {
-	case platform.KindOf(err) == platform.KindBreaker:
+	case client.KindOf(err) == client.KindBreaker:
 		d.m.shed.WithLabelValues(tier.String(), platform.ReasonBreaker).Inc()
 		platform.WriteError(w, http.StatusServiceUnavailable, platform.ReasonBreaker,
 			fmt.Sprintf("kvdispatcher: shard %d: %v", shard, err))
-	case platform.KindOf(err) == platform.KindCanceled:
+	case client.KindOf(err) == client.KindCanceled:
 		w.WriteHeader(499) // the caller left; nobody reads this
-	case platform.IsTimeout(err) || platform.KindOf(err) == platform.KindDeadline:
+	case client.IsTimeout(err) || client.KindOf(err) == client.KindDeadline:
 		platform.WriteError(w, http.StatusGatewayTimeout, platform.ReasonDependencyTimeout, "kvdispatcher: "+err.Error())
-	case errors.As(err, &de) && de.Kind == platform.KindStatus && de.Status == http.StatusTooManyRequests:
+	case errors.As(err, &de) && de.Kind == client.KindStatus && de.Status == http.StatusTooManyRequests:
 		w.Header().Set(platform.RejectHeader, ReasonThrottled)
 		platform.WriteError(w, http.StatusTooManyRequests, ReasonThrottled, "kvdispatcher: "+err.Error())
-	case errors.As(err, &de) && de.Kind == platform.KindStatus && de.Status < 500:
+	case errors.As(err, &de) && de.Kind == client.KindStatus && de.Status < 500:
 		platform.WriteError(w, de.Status, de.Body.Reason, "kvdispatcher: "+err.Error())
 	default:
 		platform.WriteError(w, http.StatusBadGateway, platform.ReasonDependencyError, "kvdispatcher: "+err.Error())
@@ -161,7 +163,7 @@ func (d *Dispatcher) coalescedGet(ctx context.Context, shard int, key string) (G
 		ans, _ := res.Val.(GetAnswer)
 		return ans, served, res.Err
 	case <-ctx.Done():
-		return GetAnswer{}, "", &platform.DepError{Dep: "kvstore", Method: http.MethodGet, URL: "/kv/" + key, Kind: platform.KindCanceled, Err: ctx.Err()}
+		return GetAnswer{}, "", &client.DepError{Dep: "kvstore", Method: http.MethodGet, URL: "/kv/" + key, Kind: client.KindCanceled, Err: ctx.Err()}
 	}
 }
 

@@ -11,7 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 	"github.com/hashicorp/golang-lru/v2/expirable"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
@@ -23,7 +24,7 @@ type DispatcherConfig struct {
 	RU, Tiers, HotKeys, ShardBreakers bool
 
 	// Weights price requests in RU (--ru on).
-	Weights platform.RUWeights
+	Weights server.RUWeights
 	// Quota is each caller's refill per second: RU with --ru on, requests
 	// with --ru off. Burst is the most a bucket holds.
 	Quota, Burst float64
@@ -48,14 +49,14 @@ type DispatcherConfig struct {
 	// Shard is the smart client's configuration of each shard's client: one
 	// client, so one circuit breaker, per shard (ShardBreakers sets
 	// Shard.Breaker).
-	Shard platform.ClientConfig
+	Shard client.Config
 }
 
 // DefaultDispatcherConfig has every protection on.
 func DefaultDispatcherConfig() DispatcherConfig {
 	return DispatcherConfig{
 		RU: true, Tiers: true, HotKeys: true, ShardBreakers: true,
-		Weights: platform.DefaultRUWeights(), Quota: 1000, Burst: 1000, Epoch: 100 * time.Millisecond,
+		Weights: server.DefaultRUWeights(), Quota: 1000, Burst: 1000, Epoch: 100 * time.Millisecond,
 		MaxCallers:  64,
 		Policy:      TierPolicy{Thresholds: [2]float64{0.6, 0.3}, Penalty: 50},
 		RatioWindow: time.Second, RatioFloor: 2 * time.Millisecond,
@@ -70,8 +71,8 @@ func DefaultDispatcherConfig() DispatcherConfig {
 // and probes again after 1 s; one retry, never of a timeout (a shard has one
 // replica: a retry of a slow call only doubles the wait); no outlier
 // detection (nothing to eject to).
-func DefaultShardClientConfig() platform.ClientConfig {
-	c := platform.DefaultClientConfig()
+func DefaultShardClientConfig() client.Config {
+	c := client.DefaultConfig()
 	c.Breaker, c.BreakerFailureRate, c.BreakerMinCalls = true, 0.5, 10
 	c.BreakerWindow, c.BreakerDelay, c.BreakerProbes = time.Second, time.Second, 3
 	c.Retries, c.RetryTimeouts = 1, false
@@ -105,8 +106,8 @@ func (c DispatcherConfig) Validate() error {
 // Dispatcher routes key-value requests to shards behind its QoS stack.
 type Dispatcher struct {
 	cfg     DispatcherConfig
-	shards  []*platform.Client
-	buckets *platform.RUBuckets
+	shards  []*client.Client
+	buckets *server.RUBuckets
 	ratio   *LatencyRatio
 	level   atomic.Int32
 	hot     *HotKeys
@@ -128,7 +129,7 @@ const maxHotLabels = 100
 
 // NewDispatcher routes to shards (in --dep order; see NewShardClients) with
 // calls bounded by timeout; series go on m's registry.
-func NewDispatcher(cfg DispatcherConfig, shards []*platform.Client, timeout time.Duration, m *platform.Metrics, log *slog.Logger) (*Dispatcher, error) {
+func NewDispatcher(cfg DispatcherConfig, shards []*client.Client, timeout time.Duration, m *server.Metrics, log *slog.Logger) (*Dispatcher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -138,7 +139,7 @@ func NewDispatcher(cfg DispatcherConfig, shards []*platform.Client, timeout time
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	b, err := platform.NewRUBuckets(platform.RU(cfg.Quota*cfg.Epoch.Seconds()), platform.RU(cfg.Burst), cfg.Epoch)
+	b, err := server.NewRUBuckets(server.RU(cfg.Quota*cfg.Epoch.Seconds()), server.RU(cfg.Burst), cfg.Epoch)
 	if err != nil {
 		return nil, fmt.Errorf("kvdispatcher: %w", err)
 	}
@@ -223,15 +224,15 @@ type Price struct {
 // the current level and the caller's bucket, debited by base (in RU mode) or
 // one request (in QPS mode), times the multiplier. It returns false when the
 // bucket is empty.
-func (d *Dispatcher) Admit(caller string, tier Tier, base platform.MilliRU, now time.Time) (Price, bool) {
+func (d *Dispatcher) Admit(caller string, tier Tier, base server.MilliRU, now time.Time) (Price, bool) {
 	p := Price{Caller: caller, Tier: tier, Mult: 1}
 	if d.cfg.Tiers {
 		p.Mult = d.cfg.Policy.Multiplier(int(d.level.Load()), tier)
 	}
 	if !d.cfg.RU {
-		base = platform.RU(1)
+		base = server.RU(1)
 	}
-	cost := platform.MilliRU(float64(base) * p.Mult)
+	cost := server.MilliRU(float64(base) * p.Mult)
 	ok, _ := d.buckets.Admit(caller, now, cost)
 	if ok {
 		d.m.ruCharged.WithLabelValues(caller, tier.String()).Add(cost.Float())
@@ -240,11 +241,11 @@ func (d *Dispatcher) Admit(caller string, tier Tier, base platform.MilliRU, now 
 }
 
 // Charge debits what a request cost once it answered (RU mode only).
-func (d *Dispatcher) Charge(p Price, after platform.MilliRU, now time.Time) {
+func (d *Dispatcher) Charge(p Price, after server.MilliRU, now time.Time) {
 	if !d.cfg.RU || after <= 0 {
 		return
 	}
-	cost := platform.MilliRU(float64(after) * p.Mult)
+	cost := server.MilliRU(float64(after) * p.Mult)
 	d.buckets.Charge(p.Caller, now, cost)
 	d.m.ruCharged.WithLabelValues(p.Caller, p.Tier.String()).Add(cost.Float())
 }
@@ -257,14 +258,14 @@ func (d *Dispatcher) call(ctx context.Context, shard int, observe bool, method, 
 	err := d.shards[shard].Do(ctx, method, path, body, out)
 	el := time.Since(start)
 	if err != nil {
-		kind := platform.KindOf(err)
+		kind := client.KindOf(err)
 		label := kind.String()
-		var de *platform.DepError
-		if errors.As(err, &de) && kind == platform.KindStatus {
+		var de *client.DepError
+		if errors.As(err, &de) && kind == client.KindStatus {
 			label = strconv.Itoa(de.Status)
 		}
 		d.m.shardErrors.WithLabelValues(strconv.Itoa(shard), label).Inc()
-		if kind == platform.KindCanceled || kind == platform.KindBreaker || kind == platform.KindDeadline {
+		if kind == client.KindCanceled || kind == client.KindBreaker || kind == client.KindDeadline {
 			observe = false
 		}
 	}
@@ -277,13 +278,13 @@ func (d *Dispatcher) call(ctx context.Context, shard int, observe bool, method, 
 // NewShardClients returns one smart client per shard address, named
 // kvstore.I, so each shard has its own circuit breaker (when
 // cfg.ShardBreakers) and its own platform_client_* series on reg.
-func NewShardClients(cfg DispatcherConfig, addrs []string, timeout time.Duration, reg prometheus.Registerer) ([]*platform.Client, error) {
+func NewShardClients(cfg DispatcherConfig, addrs []string, timeout time.Duration, reg prometheus.Registerer) ([]*client.Client, error) {
 	cc := cfg.Shard
 	cc.Breaker = cfg.ShardBreakers
-	var out []*platform.Client
+	var out []*client.Client
 	for i, addr := range addrs {
-		c, err := platform.NewClient(fmt.Sprintf("kvstore.%d", i), []string{addr}, timeout,
-			platform.WithConfig(cc), platform.WithRegisterer(reg))
+		c, err := client.New(fmt.Sprintf("kvstore.%d", i), []string{addr}, timeout,
+			client.WithConfig(cc), client.WithRegisterer(reg))
 		if err != nil {
 			for _, o := range out {
 				o.Close()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 // testShard is a real kvstore shard on httptest, counting the reads it serves.
@@ -27,7 +28,7 @@ func newTestShards(t testing.TB, n int, c Capacity) []*testShard {
 	for range n {
 		st := NewStore()
 		st.Seed(20, 50, 1024)
-		srv := platform.NewServer("kvstore", serverConfig(), platform.NewMetrics(), nil)
+		srv := server.New("kvstore", serverConfig(), server.NewMetrics(), nil)
 		(&StoreAPI{Store: st, Throttle: NewThrottle(c)}).Register(srv)
 		ts := &testShard{}
 		h := srv.Handler()
@@ -44,9 +45,9 @@ func newTestShards(t testing.TB, n int, c Capacity) []*testShard {
 	return out
 }
 
-func serverConfig() platform.ServerConfig {
-	c := platform.DefaultConfig()
-	return c.ServerConfig()
+func serverConfig() server.Config {
+	c := server.DefaultFlags()
+	return c.Config()
 }
 
 func newTestDispatcher(t testing.TB, cfg DispatcherConfig, shards []*testShard) (*Dispatcher, http.Handler) {
@@ -55,7 +56,7 @@ func newTestDispatcher(t testing.TB, cfg DispatcherConfig, shards []*testShard) 
 	for _, s := range shards {
 		addrs = append(addrs, strings.TrimPrefix(s.srv.URL, "http://"))
 	}
-	m := platform.NewMetrics()
+	m := server.NewMetrics()
 	clients, err := NewShardClients(cfg, addrs, 2*time.Second, m.Registry())
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func newTestDispatcher(t testing.TB, cfg DispatcherConfig, shards []*testShard) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := platform.NewServer("kvdispatcher", serverConfig(), m, nil)
+	srv := server.New("kvdispatcher", serverConfig(), m, nil)
 	d.Register(srv)
 	return d, srv.Handler()
 }

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/stats"
 )
 
 // HotKeys finds the keys asked for most often with a Space-Saving top-k,
@@ -16,7 +16,7 @@ type HotKeys struct {
 	window    time.Duration
 
 	mu      sync.Mutex
-	ss      *platform.SpaceSaving[string]
+	ss      *stats.SpaceSaving[string]
 	start   time.Time
 	prevHot map[string]struct{}
 }
@@ -25,7 +25,7 @@ type HotKeys struct {
 func NewHotKeys(k int, threshold uint64, window time.Duration) *HotKeys {
 	return &HotKeys{
 		threshold: threshold, window: window,
-		ss: platform.NewSpaceSaving[string](k), prevHot: map[string]struct{}{},
+		ss: stats.NewSpaceSaving[string](k), prevHot: map[string]struct{}{},
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 func jsonBody(v any) ([]byte, error) {
@@ -30,7 +30,7 @@ func newLogger(w io.Writer, target string) *slog.Logger {
 // and --read-capacity, --byte-capacity, --write-capacity (per second; 0 is
 // unlimited).
 func StoreMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := platform.DefaultConfig()
+	cfg := server.DefaultFlags()
 	parts, rows, valueBytes := 200, 200, 1024
 	var c Capacity
 	var serviceTime time.Duration
@@ -43,7 +43,7 @@ func StoreMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Float64Var(&c.BytesPerSec, "byte-capacity", 0, "value bytes read or written per second this shard serves; 0 is unlimited")
 	fs.DurationVar(&serviceTime, "service-time", 0, "simulated work per admitted read, holding a worker")
 	fs.Float64Var(&c.WritesPerSec, "write-capacity", 0, "writes per second this shard serves; 0 is unlimited")
-	if err := platform.ParseFlags(fs, args, stderr); err != nil {
+	if err := server.ParseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -55,7 +55,7 @@ func StoreMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	log := newLogger(stderr, "kvstore")
 	st := NewStore()
 	st.Seed(parts, rows, valueBytes)
-	srv := platform.NewServer("kvstore", cfg.ServerConfig(), platform.NewMetrics(), log)
+	srv := server.New("kvstore", cfg.Config(), server.NewMetrics(), log)
 	(&StoreAPI{Store: st, Throttle: NewThrottle(c), ServiceTime: serviceTime}).Register(srv)
 	log.Info("kvstore configured", "partitions", parts, "rows", rows, "value_bytes", valueBytes,
 		"service_time", serviceTime, "read_capacity", c.ReadsPerSec, "byte_capacity", c.BytesPerSec, "write_capacity", c.WritesPerSec)
@@ -67,19 +67,19 @@ func StoreMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // Flags: the platform's plus the switches --ru, --tiers, --hotkeys,
 // --shard-breakers (on|off) and their tuning; see --help.
 func DispatcherMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := platform.DefaultConfig()
+	cfg := server.DefaultFlags()
 	dc := DefaultDispatcherConfig()
 	fs := flag.NewFlagSet("chaosrun serve kvdispatcher", flag.ContinueOnError)
 	cfg.Register(fs)
 	registerDispatcherFlags(fs, &dc)
-	if err := platform.ParseFlags(fs, args, stderr); err != nil {
+	if err := server.ParseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := cfg.Validate("kvstore"); err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
 	log := newLogger(stderr, "kvdispatcher")
-	m := platform.NewMetrics()
+	m := server.NewMetrics()
 	shards, err := NewShardClients(dc, cfg.Deps["kvstore"], cfg.DepTimeout, m.Registry())
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
@@ -93,7 +93,7 @@ func DispatcherMain(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
-	srv := platform.NewServer("kvdispatcher", cfg.ServerConfig(), m, log)
+	srv := server.New("kvdispatcher", cfg.Config(), m, log)
 	d.Register(srv)
 	log.Info("kvdispatcher configured", "shards", len(shards), "ru", dc.RU, "tiers", dc.Tiers,
 		"hotkeys", dc.HotKeys, "shard_breakers", dc.ShardBreakers, "quota", dc.Quota, "dep_timeout", cfg.DepTimeout)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -56,7 +57,7 @@ type StoreAPI struct {
 }
 
 // Register adds the shard's routes and series to srv.
-func (a *StoreAPI) Register(srv *platform.Server) {
+func (a *StoreAPI) Register(srv *server.Server) {
 	if a.Now == nil {
 		a.Now = time.Now
 	}

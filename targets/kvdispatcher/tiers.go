@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/stats"
 )
 
 // Tier is a request's criticality; a larger value is shed earlier.
@@ -97,8 +98,8 @@ type LatencyRatio struct {
 	Floor      float64
 
 	mu        sync.Mutex
-	long      *platform.P2
-	short     *platform.P2
+	long      *stats.P2
+	short     *stats.P2
 	window    []float64 // this window's samples, for the long-term estimator
 	unhealthy int
 	ratio     atomic.Uint64 // float64 bits
@@ -112,7 +113,7 @@ const maxWindowSamples = 8192
 func NewLatencyRatio(q, healthy, floor float64, minSamples, adaptAfter int) *LatencyRatio {
 	l := &LatencyRatio{
 		Healthy: healthy, AdaptAfter: adaptAfter, MinSamples: max(minSamples, 5), Floor: floor,
-		long: platform.NewP2(q), short: platform.NewP2(q),
+		long: stats.NewP2(q), short: stats.NewP2(q),
 		window: make([]float64, 0, 1024),
 	}
 	l.ratio.Store(math.Float64bits(1))

@@ -67,12 +67,6 @@ func CallerBudget(ctx context.Context) (time.Duration, bool) {
 	return time.Until(cd.at), true
 }
 
-// callerDeadlineOf returns the caller's deadline recorded in ctx.
-func callerDeadlineOf(ctx context.Context) (callerDeadline, bool) {
-	cd, ok := ctx.Value(callerDeadlineKey{}).(callerDeadline)
-	return cd, ok
-}
-
 // Expired says whether work starting at now is past the deadline at (the
 // decision "fail before starting" with deadlines on, "wasted work" with them off).
 func Expired(at, now time.Time) bool { return !now.Before(at) }

@@ -50,3 +50,7 @@ func IsRejectReason(reason string) bool {
 	}
 	return false
 }
+
+// AdminTokenEnv is the environment variable that gives a target's admin token
+// when its --admin-token flag is not set.
+const AdminTokenEnv = "CHAOSRUN_TOKEN"

@@ -1,0 +1,124 @@
+package server
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/chaosrun/chaosrun/targets/platform"
+)
+
+// BulkheadResize is the JSON body of PUT /admin/bulkheads/{name}.
+type BulkheadResize struct {
+	Limit int `json:"limit"`
+	// Reservations replaces a soft bulkhead's per-key reservations (optional).
+	Reservations map[string]int `json:"reservations,omitempty"`
+}
+
+// BulkheadInfo is one bulkhead in GET /admin/bulkheads.
+type BulkheadInfo struct {
+	Name         string         `json:"name"`
+	Limit        int            `json:"limit"`
+	Inflight     int            `json:"inflight"`
+	Mode         string         `json:"mode"`
+	Reservations map[string]int `json:"reservations,omitempty"`
+}
+
+// registerAdmin adds the admin endpoints (not behind the worker pool):
+// GET|PUT /admin/quotas, GET /admin/bulkheads, PUT /admin/bulkheads/{name}.
+func (s *Server) registerAdmin() {
+	s.mux.Handle("GET /admin/quotas", s.adminOnly(http.HandlerFunc(s.getQuotas)))
+	s.mux.Handle("PUT /admin/quotas", s.adminOnly(http.HandlerFunc(s.putQuotas)))
+	s.mux.Handle("GET /admin/bulkheads", s.adminOnly(http.HandlerFunc(s.getBulkheads)))
+	s.mux.Handle("PUT /admin/bulkheads/{name}", s.adminOnly(http.HandlerFunc(s.putBulkhead)))
+}
+
+// adminOnly requires "Authorization: Bearer TOKEN" when an admin token is set.
+func (s *Server) adminOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.cfg.AdminToken != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.AdminToken)) != 1 {
+				platform.WriteError(w, http.StatusUnauthorized, "unauthorized",
+					fmt.Sprintf("%s: %s needs header Authorization: Bearer <admin token>", s.name, r.URL.Path))
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) getQuotas(w http.ResponseWriter, _ *http.Request) {
+	platform.WriteJSON(w, http.StatusOK, s.quotas.Config())
+}
+
+func (s *Server) putQuotas(w http.ResponseWriter, r *http.Request) {
+	var cfg QuotaConfig
+	if err := platform.DecodeJSON(w, r, &cfg); err != nil {
+		platform.WriteError(w, http.StatusBadRequest, "bad-request",
+			fmt.Sprintf(`%s: PUT /admin/quotas: %v; want {"default": RATE, "callers": {"NAME": RATE}}`, s.name, err))
+		return
+	}
+	if err := s.quotas.SetConfig(cfg); err != nil {
+		platform.WriteError(w, http.StatusBadRequest, "bad-request", fmt.Sprintf("%s: PUT /admin/quotas: %v", s.name, err))
+		return
+	}
+	s.log.Info("quotas changed", "target", s.name, "default", cfg.Default, "callers", QuotaFlag(cfg.Callers).String())
+	platform.WriteJSON(w, http.StatusOK, s.quotas.Config())
+}
+
+func (s *Server) bulkheadInfo(b Resizable) BulkheadInfo {
+	info := BulkheadInfo{Name: b.Name(), Limit: b.Limit()}
+	switch v := b.(type) {
+	case *Bulkhead:
+		info.Inflight, info.Mode = v.Inflight(), v.Mode().String()
+	case *SoftBulkhead:
+		info.Inflight, info.Mode, info.Reservations = v.Inflight(), "soft-"+v.mode.String(), v.Reservations()
+	}
+	return info
+}
+
+func (s *Server) getBulkheads(w http.ResponseWriter, _ *http.Request) {
+	set := &s.metrics.ext().bulkheads
+	out := []BulkheadInfo{}
+	for _, n := range set.names() {
+		if b, ok := set.get(n); ok {
+			out = append(out, s.bulkheadInfo(b))
+		}
+	}
+	platform.WriteJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) putBulkhead(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	set := &s.metrics.ext().bulkheads
+	b, ok := set.get(name)
+	if !ok {
+		platform.WriteError(w, http.StatusNotFound, "not-found",
+			fmt.Sprintf("%s: no bulkhead %q; known: %s", s.name, name, strings.Join(set.names(), ", ")))
+		return
+	}
+	var in BulkheadResize
+	if err := platform.DecodeJSON(w, r, &in); err != nil {
+		platform.WriteError(w, http.StatusBadRequest, "bad-request", fmt.Sprintf(`%s: PUT /admin/bulkheads/%s: %v; want {"limit": N}`, s.name, name, err))
+		return
+	}
+	var err error
+	switch v := b.(type) {
+	case *SoftBulkhead:
+		err = v.Resize(in.Limit, in.Reservations)
+	default:
+		if in.Reservations != nil {
+			err = fmt.Errorf("bulkhead %s is not soft: it has no reservations", name)
+		} else {
+			err = b.SetLimit(in.Limit)
+		}
+	}
+	if err != nil {
+		platform.WriteError(w, http.StatusBadRequest, "bad-request", fmt.Sprintf("%s: PUT /admin/bulkheads/%s: %v", s.name, name, err))
+		return
+	}
+	s.log.Info("bulkhead resized", "target", s.name, "bulkhead", name, "limit", in.Limit)
+	platform.WriteJSON(w, http.StatusOK, s.bulkheadInfo(b))
+}

@@ -1,0 +1,251 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Decision stages and outcomes of platform_decisions_total.
+const (
+	stageDeadline = "deadline"
+	stageQuota    = "quota"
+	stageBulkhead = "bulkhead"
+	stageQueue    = "queue"
+)
+
+// decisionCounters are the admission path's counters, resolved once.
+type decisionCounters struct {
+	deadlineNone, deadlineOK, deadlineArrival, deadlineQueued, deadlineWasted prometheus.Counter
+	quotaOff, quotaAdmit, quotaReject, quotaError                             prometheus.Counter
+	bulkAdmit, bulkReject, bulkShed, bulkWould                                prometheus.Counter
+	queueNow, queueWaited, queueCodel, queueBP, queueFull, queueTimeout       prometheus.Counter
+	queueCanceled, queueDeadline                                              prometheus.Counter
+	wasted                                                                    prometheus.Counter
+}
+
+func newDecisionCounters(x *ServerMetrics) decisionCounters {
+	c := func(stage, decision string) prometheus.Counter { return x.Decisions.WithLabelValues(stage, decision) }
+	return decisionCounters{
+		deadlineNone: c(stageDeadline, "none"), deadlineOK: c(stageDeadline, "in-time"),
+		deadlineArrival: c(stageDeadline, "expired-on-arrival"), deadlineQueued: c(stageDeadline, "expired-in-queue"),
+		deadlineWasted: c(stageDeadline, "expired-started-anyway"),
+		quotaOff:       c(stageQuota, "off"), quotaAdmit: c(stageQuota, "admit"), quotaReject: c(stageQuota, "reject"),
+		quotaError: c(stageQuota, "error-fail-open"),
+		bulkAdmit:  c(stageBulkhead, "admit"), bulkReject: c(stageBulkhead, "reject"), bulkShed: c(stageBulkhead, "shed"),
+		bulkWould: c(stageBulkhead, "would-reject"),
+		queueNow:  c(stageQueue, "admit-now"), queueWaited: c(stageQueue, "admit-after-wait"), queueCodel: c(stageQueue, platform.ReasonCodel),
+		queueBP: c(stageQueue, platform.ReasonBackpressure), queueFull: c(stageQueue, platform.ReasonQueueFull),
+		queueTimeout: c(stageQueue, platform.ReasonQueueTimeout), queueCanceled: c(stageQueue, "canceled"),
+		queueDeadline: c(stageQueue, platform.ReasonDeadline),
+		wasted:        x.WastedWork,
+	}
+}
+
+// poolObserver mirrors the pool's state in gauges after each decision.
+func poolObserver(x *ServerMetrics) func(*Pool) {
+	return func(p *Pool) {
+		st := p.stateLocked()
+		x.QueueLength.Set(float64(st.Queued))
+		x.Overloaded.Set(b2f(st.Overloaded))
+		x.Backpressure.Set(b2f(st.Backpress))
+		x.CodelMinDelay.Set(st.MinDelay.Seconds())
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func otherMode(m QueueMode) QueueMode {
+	if m == QueueCodel {
+		return QueueFIFO
+	}
+	return QueueCodel
+}
+
+// admit is the admission path in front of h: deadline on arrival, quota,
+// the API's bulkhead, the worker pool's queue, the deadline again at start.
+func (s *Server) admit(route string, h http.Handler, opts RouteOptions) http.Handler {
+	m := s.metrics
+	dur := m.RequestDuration.WithLabelValues(route)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := s.cfg.Clock()
+		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
+		defer func() {
+			m.Requests.WithLabelValues(route, strconv.Itoa(rec.code)).Inc()
+			dur.Observe(s.cfg.Clock().Sub(start).Seconds())
+		}()
+		ctx := r.Context()
+
+		// 1. The caller's deadline.
+		var deadline time.Time
+		if v := r.Header.Get(platform.HeaderDeadline); v != "" {
+			at, err := platform.ParseDeadline(v, start)
+			if err != nil {
+				platform.WriteError(rec, http.StatusBadRequest, "bad-request", fmt.Sprintf("%s: %v", s.name, err))
+				return
+			}
+			deadline = at
+			var cancel context.CancelFunc
+			ctx, cancel = platform.WithCallerDeadline(ctx, at, s.cfg.Deadlines)
+			defer cancel()
+			r = r.WithContext(ctx)
+			if s.cfg.Deadlines && platform.Expired(at, start) {
+				s.dec.deadlineArrival.Inc()
+				s.reject(rec, http.StatusGatewayTimeout, platform.ReasonDeadline,
+					fmt.Sprintf("%s: the caller's deadline (%s %s) had passed on arrival", s.name, platform.HeaderDeadline, v))
+				return
+			}
+		} else {
+			s.dec.deadlineNone.Inc()
+		}
+
+		// 2. The caller's quota.
+		if s.cfg.Quotas {
+			d := s.quotas.Check(ctx, r.Header.Get(platform.HeaderCaller))
+			s.countQuota(d)
+			if !d.Allowed {
+				rec.Header().Set(platform.HeaderRetryAfter, retryAfterSeconds(d.RetryAfter))
+				s.reject(rec, http.StatusTooManyRequests, platform.ReasonQuota,
+					fmt.Sprintf("%s: caller %q is over its quota of %g requests/s", s.name, d.Caller, d.Rate))
+				return
+			}
+		} else {
+			s.dec.quotaOff.Inc()
+		}
+
+		// 3. The API's bulkhead.
+		if opts.Bulkhead != nil {
+			rel, d := opts.Bulkhead.AcquireFor(r.Header.Get(platform.HeaderCriticality) == platform.CriticalitySheddable)
+			switch d {
+			case Admitted:
+				s.dec.bulkAdmit.Inc()
+			case WouldReject:
+				s.dec.bulkWould.Inc()
+			case Shed:
+				s.dec.bulkShed.Inc()
+			case Rejected:
+				s.dec.bulkReject.Inc()
+			}
+			if !d.Ok() {
+				s.reject(rec, http.StatusServiceUnavailable, platform.ReasonBulkhead,
+					fmt.Sprintf("%s: bulkhead %s: %s", s.name, opts.Bulkhead.Name(), d))
+				return
+			}
+			defer rel()
+		}
+
+		// 4. A worker, through the queue.
+		release, waited, err := s.workers.Acquire(ctx)
+		m.QueueWait.Observe(waited.Seconds())
+		if err != nil {
+			s.queueRefused(rec, err, ctx, deadline)
+			return
+		}
+		defer release()
+		if waited == 0 {
+			s.dec.queueNow.Inc()
+		} else {
+			s.dec.queueWaited.Inc()
+		}
+
+		// 5. The deadline again, as the work starts.
+		if !deadline.IsZero() {
+			if platform.Expired(deadline, s.cfg.Clock()) {
+				if s.cfg.Deadlines {
+					s.dec.deadlineQueued.Inc()
+					s.reject(rec, http.StatusGatewayTimeout, platform.ReasonDeadline,
+						fmt.Sprintf("%s: the caller's deadline passed after %s in the queue", s.name, waited.Round(time.Millisecond)))
+					return
+				}
+				s.dec.deadlineWasted.Inc()
+				s.dec.wasted.Inc()
+			} else {
+				s.dec.deadlineOK.Inc()
+			}
+		}
+		m.Inflight.Inc()
+		defer m.Inflight.Dec()
+		h.ServeHTTP(rec, r)
+	})
+}
+
+// queueRefused answers a request the pool gave no worker.
+func (s *Server) queueRefused(w http.ResponseWriter, err error, ctx context.Context, deadline time.Time) {
+	switch {
+	case errors.Is(err, ErrCodel):
+		s.dec.queueCodel.Inc()
+		s.reject(w, http.StatusServiceUnavailable, platform.ReasonCodel, fmt.Sprintf("%s: %v", s.name, err))
+	case errors.Is(err, ErrBackpressure):
+		s.dec.queueBP.Inc()
+		w.Header().Set(platform.HeaderBackpressure, "1")
+		w.Header().Set(platform.HeaderRetryAfter, "1")
+		s.reject(w, http.StatusServiceUnavailable, platform.ReasonBackpressure,
+			fmt.Sprintf("%s: queue overloaded; back off and retry after 1s", s.name))
+	case errors.Is(err, ErrQueueFull):
+		s.dec.queueFull.Inc()
+		s.reject(w, http.StatusServiceUnavailable, platform.ReasonQueueFull,
+			fmt.Sprintf("%s: all %d workers busy and %d requests queued", s.name, s.workers.Size(), s.cfg.QueueLength))
+	case errors.Is(err, ErrQueueTimeout):
+		s.dec.queueTimeout.Inc()
+		s.reject(w, http.StatusServiceUnavailable, platform.ReasonQueueTimeout,
+			fmt.Sprintf("%s: all %d workers busy for %s", s.name, s.workers.Size(), s.cfg.QueueTimeout))
+	case s.cfg.Deadlines && !deadline.IsZero() && errors.Is(err, context.DeadlineExceeded) &&
+		errors.Is(context.Cause(ctx), context.DeadlineExceeded) && platform.Expired(deadline, s.cfg.Clock()):
+		s.dec.queueDeadline.Inc()
+		s.reject(w, http.StatusGatewayTimeout, platform.ReasonDeadline,
+			fmt.Sprintf("%s: the caller's deadline passed while queued", s.name))
+	default: // the caller went away while queued; nobody reads an answer
+		s.dec.queueCanceled.Inc()
+		s.metrics.Rejected.WithLabelValues("canceled").Inc()
+		if rec, ok := w.(*statusRecorder); ok {
+			rec.code = 499
+		}
+	}
+}
+
+// reject counts a drop by reason and answers it.
+func (s *Server) reject(w http.ResponseWriter, status int, reason, msg string) {
+	s.metrics.Rejected.WithLabelValues(reason).Inc()
+	platform.WriteError(w, status, reason, msg)
+}
+
+func (s *Server) countQuota(d QuotaDecision) {
+	switch {
+	case d.Err != nil:
+		s.dec.quotaError.Inc()
+		s.metrics.ext().QuotaErrors.Inc()
+		s.log.Warn("quota counter failed; request let through", "target", s.name, "err", d.Err)
+	case d.Allowed:
+		s.dec.quotaAdmit.Inc()
+	default:
+		s.dec.quotaReject.Inc()
+	}
+	if d.Rate > 0 {
+		label := "other"
+		if s.quotas.Listed(d.Caller) {
+			label = d.Caller
+		}
+		decision := "admit"
+		if !d.Allowed {
+			decision = "reject"
+		}
+		s.metrics.ext().QuotaDecisions.WithLabelValues(label, decision).Inc()
+	}
+}
+
+// retryAfterSeconds renders d as whole seconds, at least 1.
+func retryAfterSeconds(d time.Duration) string {
+	secs := int64((d + time.Second - 1) / time.Second)
+	return strconv.FormatInt(max(secs, 1), 10)
+}

@@ -1,0 +1,265 @@
+package server
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// BulkheadMode says what a bulkhead does with a call beyond its limit.
+type BulkheadMode int
+
+// Bulkhead modes.
+const (
+	// BulkheadHard refuses calls beyond the limit.
+	BulkheadHard BulkheadMode = iota
+	// BulkheadObserve admits everything but counts what hard would have refused.
+	BulkheadObserve
+	// BulkheadOff admits everything and counts nothing.
+	BulkheadOff
+)
+
+func (m BulkheadMode) String() string {
+	switch m {
+	case BulkheadObserve:
+		return "observe"
+	case BulkheadOff:
+		return "off"
+	}
+	return "hard"
+}
+
+// ParseBulkheadMode reads hard, observe or off.
+func ParseBulkheadMode(s string) (BulkheadMode, error) {
+	switch s {
+	case "hard":
+		return BulkheadHard, nil
+	case "observe":
+		return BulkheadObserve, nil
+	case "off":
+		return BulkheadOff, nil
+	}
+	return 0, fmt.Errorf("bulkhead mode %q: want hard, observe or off", s)
+}
+
+// BulkheadDecision is what a bulkhead did with one call.
+type BulkheadDecision int
+
+// Bulkhead decisions.
+const (
+	// Admitted: within the limit (or the bulkhead is off).
+	Admitted BulkheadDecision = iota
+	// Rejected: the limit is reached.
+	Rejected
+	// Shed: a droppable call above the shedding threshold.
+	Shed
+	// WouldReject: observe mode admitted a call hard mode would have refused.
+	WouldReject
+)
+
+func (d BulkheadDecision) String() string {
+	return [...]string{"admit", "reject", "shed", "would-reject"}[d]
+}
+
+// Ok says whether the call may go ahead.
+func (d BulkheadDecision) Ok() bool { return d == Admitted || d == WouldReject }
+
+// Admit is the hard bulkhead's decision: may a call start with inflight calls running?
+func Admit(enabled bool, limit, inflight int) bool {
+	return !enabled || inflight < limit
+}
+
+// ShedLimit is how many calls may run before droppable ones are shed:
+// above × limit, rounded down, at least 1 (above ≤ 0 or ≥ 1: the limit itself).
+func ShedLimit(limit int, above float64) int {
+	if above <= 0 || above >= 1 {
+		return limit
+	}
+	return max(1, int(above*float64(limit)))
+}
+
+// Decide is a bulkhead's decision for one call given the calls in flight:
+// admitted (fits) is what the hard limit says; droppable calls are also
+// measured against the shedding limit.
+func Decide(mode BulkheadMode, fits bool, inflight, shedLimit int, droppable bool) BulkheadDecision {
+	d := Admitted
+	switch {
+	case mode == BulkheadOff:
+		return Admitted
+	case !fits:
+		d = Rejected
+	case droppable && inflight >= shedLimit:
+		d = Shed
+	}
+	if d != Admitted && mode == BulkheadObserve {
+		return WouldReject
+	}
+	return d
+}
+
+// ConcurrencyLimit is a bulkhead one kind of call goes through: a *Bulkhead,
+// or one key's share of a *SoftBulkhead.
+type ConcurrencyLimit interface {
+	// Name names the bulkhead (and key) in answers and metrics.
+	Name() string
+	// AcquireFor takes a permit; release is nil unless d.Ok().
+	AcquireFor(droppable bool) (release func(), d BulkheadDecision)
+}
+
+// Bulkhead limits concurrent calls to one API or dependency. It never waits:
+// when full the call fails fast. Its limit can change at runtime.
+type Bulkhead struct {
+	name string
+	mode BulkheadMode
+	shed float64
+
+	mu       sync.Mutex
+	limit    int
+	inflight int
+
+	met bulkheadMetrics
+}
+
+// NewBulkhead returns a hard bulkhead named name admitting up to limit
+// concurrent calls (at least 1), or one that is off when !enabled. m may be nil
+// (no metrics, not resizable through the admin endpoint).
+func NewBulkhead(name string, limit int, enabled bool, m *Metrics) *Bulkhead {
+	mode := BulkheadHard
+	if !enabled {
+		mode = BulkheadOff
+	}
+	return NewBulkheadMode(name, limit, mode, 0, m)
+}
+
+// NewBulkheadMode returns a bulkhead in mode; droppable calls are shed once
+// shedAbove × limit calls run (0: never shed). With m it is registered for
+// PUT /admin/bulkheads/{name}.
+func NewBulkheadMode(name string, limit int, mode BulkheadMode, shedAbove float64, m *Metrics) *Bulkhead {
+	b := &Bulkhead{name: name, limit: max(limit, 1), mode: mode, shed: shedAbove}
+	b.met = newBulkheadMetrics(m, name)
+	b.met.limit(b.limit)
+	if m != nil {
+		m.ext().bulkheads.add(b)
+	}
+	return b
+}
+
+// Name is the bulkhead's name (its metrics label).
+func (b *Bulkhead) Name() string { return b.name }
+
+// Mode is the bulkhead's mode.
+func (b *Bulkhead) Mode() BulkheadMode { return b.mode }
+
+// Limit is the most concurrent calls admitted in hard mode.
+func (b *Bulkhead) Limit() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.limit
+}
+
+// SetLimit resizes the bulkhead; calls in flight above a smaller limit finish.
+func (b *Bulkhead) SetLimit(n int) error {
+	if n < 1 {
+		return fmt.Errorf("bulkhead %s: limit %d: must be at least 1", b.name, n)
+	}
+	b.mu.Lock()
+	b.limit = n
+	b.mu.Unlock()
+	b.met.limit(n)
+	return nil
+}
+
+// Enabled says whether the bulkhead refuses calls beyond its limit.
+func (b *Bulkhead) Enabled() bool { return b.mode == BulkheadHard }
+
+// Inflight is the number of calls holding a permit now.
+func (b *Bulkhead) Inflight() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.inflight
+}
+
+// TryAcquire takes a permit if one is free. On success it returns a release func
+// (extra calls do nothing) and true; when full it returns nil and false at once.
+func (b *Bulkhead) TryAcquire() (release func(), ok bool) {
+	rel, d := b.AcquireFor(false)
+	return rel, d.Ok()
+}
+
+// AcquireFor implements ConcurrencyLimit.
+func (b *Bulkhead) AcquireFor(droppable bool) (func(), BulkheadDecision) {
+	b.mu.Lock()
+	d := Decide(b.mode, b.inflight < b.limit, b.inflight, ShedLimit(b.limit, b.shed), droppable)
+	if !d.Ok() {
+		b.mu.Unlock()
+		b.met.decided(d)
+		return nil, d
+	}
+	b.inflight++
+	b.mu.Unlock()
+	b.met.decided(d)
+	b.met.inc()
+	var once atomic.Bool
+	return func() {
+		if !once.CompareAndSwap(false, true) {
+			return
+		}
+		b.mu.Lock()
+		b.inflight--
+		b.mu.Unlock()
+		b.met.dec()
+	}, d
+}
+
+// bulkheadMetrics are one bulkhead's series; the zero value records nothing.
+type bulkheadMetrics struct {
+	gauge, limitG prometheus.Gauge
+	rejected      prometheus.Counter
+	decisions     [4]prometheus.Counter
+}
+
+func newBulkheadMetrics(m *Metrics, name string) bulkheadMetrics {
+	if m == nil {
+		return bulkheadMetrics{}
+	}
+	x := m.ext()
+	bm := bulkheadMetrics{
+		gauge:    m.BulkInflight.WithLabelValues(name),
+		rejected: m.BulkRejected.WithLabelValues(name),
+		limitG:   x.BulkLimit.WithLabelValues(name),
+	}
+	for d := range bm.decisions {
+		bm.decisions[d] = x.BulkDecisions.WithLabelValues(name, BulkheadDecision(d).String())
+	}
+	return bm
+}
+
+func (bm *bulkheadMetrics) decided(d BulkheadDecision) {
+	if bm.gauge == nil {
+		return
+	}
+	bm.decisions[d].Inc()
+	if d == Rejected || d == Shed {
+		bm.rejected.Inc()
+	}
+}
+
+func (bm *bulkheadMetrics) inc() {
+	if bm.gauge != nil {
+		bm.gauge.Inc()
+	}
+}
+
+func (bm *bulkheadMetrics) dec() {
+	if bm.gauge != nil {
+		bm.gauge.Dec()
+	}
+}
+
+func (bm *bulkheadMetrics) limit(n int) {
+	if bm.limitG != nil {
+		bm.limitG.Set(float64(n))
+	}
+}

@@ -1,0 +1,194 @@
+package server
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// SoftAdmit is the soft bulkhead's decision for a call of a key that has used
+// of its reserved permits in flight: within its reservation, or in the shared
+// pool (limit minus all reservations) while sharedUsed of it is taken.
+func SoftAdmit(limit, reservedTotal, reserved, used, sharedUsed int) bool {
+	return used < reserved || sharedUsed < limit-reservedTotal
+}
+
+// SoftBulkhead is a bulkhead shared by several keys (APIs or dependencies):
+// each key has a reservation nobody else may use, and the rest of the limit is
+// a pool shared by all. Droppable calls are shed once shedAbove × limit calls
+// run. Limit and reservations can change at runtime.
+type SoftBulkhead struct {
+	name string
+	mode BulkheadMode
+	shed float64
+
+	mu         sync.Mutex
+	limit      int
+	resv       map[string]int
+	resvTotal  int
+	used       map[string]int
+	sharedUsed int
+	total      int
+
+	m   *Metrics
+	met map[string]*bulkheadMetrics
+}
+
+// NewSoftBulkhead returns a soft bulkhead named name with limit permits of
+// which reservations are set aside per key (their sum at most limit). With m
+// it is registered for PUT /admin/bulkheads/{name}.
+func NewSoftBulkhead(name string, limit int, reservations map[string]int, mode BulkheadMode, shedAbove float64, m *Metrics) (*SoftBulkhead, error) {
+	b := &SoftBulkhead{name: name, mode: mode, shed: shedAbove, used: map[string]int{}, m: m, met: map[string]*bulkheadMetrics{}}
+	if err := b.Resize(limit, reservations); err != nil {
+		return nil, err
+	}
+	if m != nil {
+		m.ext().bulkheads.add(b)
+	}
+	return b, nil
+}
+
+// Name is the bulkhead's name.
+func (b *SoftBulkhead) Name() string { return b.name }
+
+// Limit is the total permits.
+func (b *SoftBulkhead) Limit() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.limit
+}
+
+// Reservations returns a copy of the per-key reservations.
+func (b *SoftBulkhead) Reservations() map[string]int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make(map[string]int, len(b.resv))
+	for k, v := range b.resv {
+		out[k] = v
+	}
+	return out
+}
+
+// SetLimit changes the total, keeping the reservations.
+func (b *SoftBulkhead) SetLimit(n int) error { return b.Resize(n, nil) }
+
+// Resize sets the total and, when reservations is non-nil, replaces them.
+func (b *SoftBulkhead) Resize(limit int, reservations map[string]int) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	resv := b.resv
+	if reservations != nil {
+		resv = make(map[string]int, len(reservations))
+		for k, v := range reservations {
+			if v < 0 {
+				return fmt.Errorf("bulkhead %s: reservation %s=%d: must not be negative", b.name, k, v)
+			}
+			resv[k] = v
+		}
+	}
+	sum := 0
+	for _, v := range resv {
+		sum += v
+	}
+	if limit < 1 || sum > limit {
+		return fmt.Errorf("bulkhead %s: limit %d: must be at least 1 and at least the reservations' sum %d", b.name, limit, sum)
+	}
+	b.limit, b.resv, b.resvTotal = limit, resv, sum
+	b.sharedUsed = 0
+	for k, u := range b.used {
+		b.sharedUsed += max(0, u-b.resv[k])
+	}
+	for k := range b.met {
+		b.metricsFor(k).limit(b.resv[k])
+	}
+	return nil
+}
+
+// Inflight is the calls holding a permit, all keys together.
+func (b *SoftBulkhead) Inflight() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.total
+}
+
+// InflightOf is key's calls holding a permit.
+func (b *SoftBulkhead) InflightOf(key string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used[key]
+}
+
+// metricsFor returns key's series, labelled NAME/KEY (mu held).
+func (b *SoftBulkhead) metricsFor(key string) *bulkheadMetrics {
+	bm := b.met[key]
+	if bm == nil {
+		v := newBulkheadMetrics(b.m, b.name+"/"+key)
+		bm = &v
+		b.met[key] = bm
+		bm.limit(b.resv[key])
+	}
+	return bm
+}
+
+// Acquire takes a permit for key.
+func (b *SoftBulkhead) Acquire(key string, droppable bool) (func(), BulkheadDecision) {
+	b.mu.Lock()
+	bm := b.metricsFor(key)
+	u := b.used[key]
+	fits := SoftAdmit(b.limit, b.resvTotal, b.resv[key], u, b.sharedUsed)
+	d := Decide(b.mode, fits, b.total, ShedLimit(b.limit, b.shed), droppable)
+	if !d.Ok() {
+		b.mu.Unlock()
+		bm.decided(d)
+		return nil, d
+	}
+	if u >= b.resv[key] {
+		b.sharedUsed++
+	}
+	b.used[key] = u + 1
+	b.total++
+	b.mu.Unlock()
+	bm.decided(d)
+	bm.inc()
+	var once atomic.Bool
+	return func() {
+		if !once.CompareAndSwap(false, true) {
+			return
+		}
+		b.mu.Lock()
+		b.used[key]--
+		if b.used[key] >= b.resv[key] {
+			b.sharedUsed--
+		}
+		b.total--
+		b.mu.Unlock()
+		bm.dec()
+	}, d
+}
+
+// For returns key's share of the bulkhead as a ConcurrencyLimit.
+func (b *SoftBulkhead) For(key string) ConcurrencyLimit { return softKey{b, key} }
+
+// Keys lists the keys with a reservation.
+func (b *SoftBulkhead) Keys() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]string, 0, len(b.resv))
+	for k := range b.resv {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+type softKey struct {
+	b   *SoftBulkhead
+	key string
+}
+
+func (k softKey) Name() string { return k.b.name + "/" + k.key }
+
+func (k softKey) AcquireFor(droppable bool) (func(), BulkheadDecision) {
+	return k.b.Acquire(k.key, droppable)
+}

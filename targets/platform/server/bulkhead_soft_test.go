@@ -1,0 +1,251 @@
+package server
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestDecide(t *testing.T) {
+	tests := []struct {
+		name                string
+		mode                BulkheadMode
+		fits                bool
+		inflight, shedLimit int
+		droppable           bool
+		want                BulkheadDecision
+	}{
+		{"hard fits", BulkheadHard, true, 3, 9, false, Admitted},
+		{"hard full", BulkheadHard, false, 10, 9, false, Rejected},
+		{"droppable below threshold", BulkheadHard, true, 8, 9, true, Admitted},
+		{"droppable at threshold is shed", BulkheadHard, true, 9, 9, true, Shed},
+		{"critical at threshold admitted", BulkheadHard, true, 9, 9, false, Admitted},
+		{"observe full would reject", BulkheadObserve, false, 10, 9, false, WouldReject},
+		{"observe shed would reject", BulkheadObserve, true, 9, 9, true, WouldReject},
+		{"off admits all", BulkheadOff, false, 1000, 9, true, Admitted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Decide(tt.mode, tt.fits, tt.inflight, tt.shedLimit, tt.droppable); got != tt.want {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if ShedLimit(10, 0.9) != 9 || ShedLimit(10, 0) != 10 || ShedLimit(1, 0.5) != 1 {
+		t.Errorf("ShedLimit: %d %d %d", ShedLimit(10, 0.9), ShedLimit(10, 0), ShedLimit(1, 0.5))
+	}
+}
+
+func TestSoftAdmit(t *testing.T) {
+	tests := []struct {
+		name                                     string
+		limit, resvTotal, resv, used, sharedUsed int
+		want                                     bool
+	}{
+		{"own reservation free", 10, 4, 2, 1, 6, true},
+		{"reservation used, shared free", 10, 4, 2, 2, 5, true},
+		{"reservation used, shared full", 10, 4, 2, 2, 6, false},
+		{"no reservation, shared full", 10, 4, 0, 0, 6, false},
+		{"no reservation, shared free", 10, 4, 0, 3, 3, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := SoftAdmit(tt.limit, tt.resvTotal, tt.resv, tt.used, tt.sharedUsed); got != tt.want {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSoftBulkheadReservationsHold: a greedy key takes the whole shared pool,
+// yet every key still gets its reservation and no more.
+func TestSoftBulkheadReservationsHold(t *testing.T) {
+	b, err := NewSoftBulkhead("ledger", 8, map[string]int{"check": 2, "list": 2}, BulkheadHard, 0, NewMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rels []func()
+	take := func(key string, n int) (ok int) {
+		for range n {
+			if rel, d := b.Acquire(key, false); d.Ok() {
+				ok++
+				rels = append(rels, rel)
+			}
+		}
+		return ok
+	}
+	if got := take("list", 10); got != 6 { // 2 reserved + 4 shared
+		t.Errorf("greedy list got %d permits, want 6", got)
+	}
+	if got := take("batch", 3); got != 0 {
+		t.Errorf("unreserved batch got %d with the shared pool taken, want 0", got)
+	}
+	if got := take("check", 3); got != 2 {
+		t.Errorf("check got %d, want its reservation of 2", got)
+	}
+	if b.Inflight() != 8 {
+		t.Errorf("inflight %d, want 8 (the limit)", b.Inflight())
+	}
+	for _, r := range rels {
+		r()
+		r()
+	}
+	if b.Inflight() != 0 || b.InflightOf("list") != 0 {
+		t.Errorf("inflight after release %d/%d, want 0", b.Inflight(), b.InflightOf("list"))
+	}
+	if _, err := NewSoftBulkhead("x", 3, map[string]int{"a": 2, "b": 2}, BulkheadHard, 0, nil); err == nil {
+		t.Error("reservations over the limit were accepted")
+	}
+}
+
+// TestBulkheadsNeverExceededUnderLoad hammers a hard and a soft bulkhead from
+// many goroutines while resizing them at runtime (-race): in flight never
+// exceeds the largest limit set, each key's reservation is always honoured.
+func TestBulkheadsNeverExceededUnderLoad(t *testing.T) {
+	const goroutines, iters, maxLimit = 48, 300, 10
+	hard := NewBulkheadMode("hard", 6, BulkheadHard, 0, NewMetrics())
+	soft, err := NewSoftBulkhead("soft", 8, map[string]int{"a": 2, "b": 2}, BulkheadHard, 0, NewMetrics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cur, peak [2]atomic.Int64
+	var refusedA atomic.Int64 // key a (one goroutine, holding ≤ 1 of its 2 reserved) refused
+	stop := make(chan struct{})
+	var resizer sync.WaitGroup
+	resizer.Go(func() {
+		rng := rand.New(rand.NewPCG(1, 1))
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			n := 4 + rng.IntN(maxLimit-3)
+			_ = hard.SetLimit(n)
+			_ = soft.SetLimit(n)
+			time.Sleep(200 * time.Microsecond)
+		}
+	})
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			key := []string{"b", "c"}[g%2]
+			if g == 0 {
+				key = "a" // the only user of a: its reservation must always hold
+			}
+			for range iters {
+				for i, acq := range []func() (func(), BulkheadDecision){
+					func() (func(), BulkheadDecision) { return hard.AcquireFor(false) },
+					func() (func(), BulkheadDecision) { return soft.Acquire(key, false) },
+				} {
+					rel, d := acq()
+					if !d.Ok() {
+						if i == 1 && key == "a" {
+							refusedA.Add(1)
+						}
+						continue
+					}
+					n := cur[i].Add(1)
+					for p := peak[i].Load(); n > p && !peak[i].CompareAndSwap(p, n); p = peak[i].Load() {
+					}
+					time.Sleep(20 * time.Microsecond)
+					cur[i].Add(-1)
+					rel()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	resizer.Wait()
+	for i, name := range []string{"hard", "soft"} {
+		if p := peak[i].Load(); p > maxLimit || p < 4 {
+			t.Errorf("%s: peak in flight %d, want 4..%d", name, p, maxLimit)
+		}
+	}
+	if n := refusedA.Load(); n != 0 {
+		t.Errorf("key a was refused %d times while holding at most 1 of its 2 reserved permits", n)
+	}
+	if hard.Inflight() != 0 || soft.Inflight() != 0 {
+		t.Errorf("in flight after the run: %d, %d", hard.Inflight(), soft.Inflight())
+	}
+}
+
+func TestBulkheadResizeAtRuntime(t *testing.T) {
+	b := NewBulkheadMode("vault", 4, BulkheadHard, 0, NewMetrics())
+	var rels []func()
+	for range 4 {
+		r, ok := b.TryAcquire()
+		if !ok {
+			t.Fatal("refused below the limit")
+		}
+		rels = append(rels, r)
+	}
+	if err := b.SetLimit(2); err != nil {
+		t.Fatal(err)
+	}
+	rels[0]()
+	rels[1]()
+	if _, ok := b.TryAcquire(); ok {
+		t.Error("admitted with 2 in flight after shrinking to 2")
+	}
+	rels[2]()
+	r, ok := b.TryAcquire()
+	if !ok {
+		t.Error("refused with 1 in flight at limit 2")
+	}
+	if err := b.SetLimit(3); err != nil {
+		t.Fatal(err)
+	}
+	r2, ok := b.TryAcquire()
+	if !ok {
+		t.Error("refused with 2 in flight after growing to 3")
+	}
+	for _, f := range []func(){rels[3], r, r2} {
+		f()
+	}
+	if err := b.SetLimit(0); err == nil {
+		t.Error("limit 0 accepted")
+	}
+}
+
+// TestBulkheadShedAndObserve: droppable work is shed above 90% of the limit;
+// observe mode admits all and counts what hard mode would have refused.
+func TestBulkheadShedAndObserve(t *testing.T) {
+	for _, mode := range []BulkheadMode{BulkheadHard, BulkheadObserve} {
+		m := NewMetrics()
+		b := NewBulkheadMode("api", 10, mode, 0.9, m)
+		var rels []func()
+		counts := map[BulkheadDecision]int{}
+		// 9 critical, then droppable, critical, droppable, critical
+		seq := []bool{false, false, false, false, false, false, false, false, false, true, false, true, false}
+		for _, droppable := range seq {
+			rel, d := b.AcquireFor(droppable)
+			counts[d]++
+			if d.Ok() {
+				rels = append(rels, rel)
+			}
+		}
+		switch mode {
+		case BulkheadHard: // 9 admitted, droppable shed at 9, critical to 10, then full
+			if counts[Admitted] != 10 || counts[Shed] != 1 || counts[Rejected] != 2 || b.Inflight() != 10 {
+				t.Errorf("hard: %v inflight %d; want 10 admitted, 1 shed, 2 rejected", counts, b.Inflight())
+			}
+		case BulkheadObserve:
+			if counts[Admitted] != 9 || counts[WouldReject] != 4 || b.Inflight() != 13 {
+				t.Errorf("observe: %v inflight %d; want 9 admitted, 4 would-reject, all 13 in flight", counts, b.Inflight())
+			}
+			if got := value(t, m.Server().BulkDecisions.WithLabelValues("api", "would-reject")); got != 4 {
+				t.Errorf("would-reject counter %v, want 4", got)
+			}
+			if got := value(t, m.BulkRejected.WithLabelValues("api")); got != 0 {
+				t.Errorf("observe mode counted %v real rejections", got)
+			}
+		}
+		for _, r := range rels {
+			r()
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package server
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// ServerMetrics are the series of the server's admission path (queue, back
+// pressure, deadlines, quotas, bulkheads), on the same registry as Metrics.
+type ServerMetrics struct {
+	// QueueMode is 1 for the active mode ("codel" or "fifo"), 0 for the other.
+	QueueMode *prometheus.GaugeVec
+	// Overloaded is 1 while the CoDel queue is judged overloaded.
+	Overloaded prometheus.Gauge
+	// Backpressure is 1 while arrivals are refused with back pressure.
+	Backpressure prometheus.Gauge
+	// QueueLength is the requests waiting for a worker.
+	QueueLength prometheus.Gauge
+	// CodelMinDelay is the smallest queueing delay seen in the current interval.
+	CodelMinDelay prometheus.Gauge
+	// Decisions counts every admission decision by stage and outcome.
+	Decisions *prometheus.CounterVec // stage, decision
+	// WastedWork counts requests started after their caller's deadline.
+	WastedWork prometheus.Counter
+	// BulkLimit is each bulkhead's current limit.
+	BulkLimit *prometheus.GaugeVec // bulkhead
+	// BulkDecisions counts each bulkhead's decisions (admit, reject, shed, would-reject).
+	BulkDecisions *prometheus.CounterVec // bulkhead, decision
+	// QuotaDecisions counts quota decisions by caller (configured callers by
+	// name, others as "other") and decision (admit, reject).
+	QuotaDecisions *prometheus.CounterVec // caller, decision
+	// QuotaErrors counts requests let through because the quota counter failed.
+	QuotaErrors prometheus.Counter
+
+	bulkheads bulkheadSet
+}
+
+func newServerMetrics(reg *prometheus.Registry) *ServerMetrics {
+	x := &ServerMetrics{
+		QueueMode: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "platform_queue_mode", Help: "1 for the queue discipline in use (codel or fifo).",
+		}, []string{"mode"}),
+		Overloaded: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "platform_queue_overloaded", Help: "1 while the CoDel queue is judged overloaded.",
+		}),
+		Backpressure: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "platform_backpressure_active", Help: "1 while arrivals get the back-pressure answer.",
+		}),
+		QueueLength: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "platform_queue_length", Help: "Requests waiting for a worker.",
+		}),
+		CodelMinDelay: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "platform_codel_min_delay_seconds", Help: "Smallest queueing delay seen in the current CoDel interval.",
+		}),
+		Decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "platform_decisions_total", Help: "Admission decisions by stage (deadline, quota, bulkhead, queue) and outcome.",
+		}, []string{"stage", "decision"}),
+		WastedWork: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "platform_wasted_work_total", Help: "Requests whose work started after the caller's deadline.",
+		}),
+		BulkLimit: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "platform_bulkhead_limit", Help: "Current limit of each bulkhead.",
+		}, []string{"bulkhead"}),
+		BulkDecisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "platform_bulkhead_decisions_total", Help: "Bulkhead decisions: admit, reject, shed, would-reject (observe mode).",
+		}, []string{"bulkhead", "decision"}),
+		QuotaDecisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "platform_quota_decisions_total", Help: "Quota decisions by caller (unconfigured callers as other).",
+		}, []string{"caller", "decision"}),
+		QuotaErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "platform_quota_errors_total", Help: "Requests let through because the quota counter failed (fail open).",
+		}),
+	}
+	reg.MustRegister(x.QueueMode, x.Overloaded, x.Backpressure, x.QueueLength, x.CodelMinDelay, x.Decisions,
+		x.WastedWork, x.BulkLimit, x.BulkDecisions, x.QuotaDecisions, x.QuotaErrors)
+	return x
+}
+
+// Resizable is a bulkhead whose limit the admin endpoint can change.
+type Resizable interface {
+	Name() string
+	Limit() int
+	SetLimit(n int) error
+}
+
+// bulkheadSet is the bulkheads registered on one Metrics, by name.
+type bulkheadSet struct {
+	mu sync.Mutex
+	m  map[string]Resizable
+}
+
+func (s *bulkheadSet) add(b Resizable) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]Resizable{}
+	}
+	s.m[b.Name()] = b
+}
+
+func (s *bulkheadSet) get(name string) (Resizable, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.m[name]
+	return b, ok
+}
+
+func (s *bulkheadSet) names() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.m))
+	for n := range s.m {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Bulkhead returns the bulkhead registered under name (by NewBulkhead with
+// these metrics, or AddBulkhead).
+func (m *Metrics) Bulkhead(name string) (Resizable, bool) { return m.ext().bulkheads.get(name) }
+
+// AddBulkhead registers b for PUT /admin/bulkheads/{name}.
+func (m *Metrics) AddBulkhead(b Resizable) { m.ext().bulkheads.add(b) }
