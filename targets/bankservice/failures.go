@@ -19,15 +19,6 @@ func (e errBulkhead) Error() string {
 	return fmt.Sprintf("%s bulkhead full (%d concurrent calls)", e.b.Name(), e.b.Limit())
 }
 
-// statusOf is the status a dependency answered, or 0.
-func statusOf(err error) int {
-	var de *client.DepError
-	if errors.As(err, &de) {
-		return de.Status
-	}
-	return 0
-}
-
 // failureAnswer is the status and reason the bank answers for a failed call.
 type failureAnswer struct {
 	Status int
@@ -45,7 +36,7 @@ func classify(err error) failureAnswer {
 		return failureAnswer{http.StatusServiceUnavailable, platform.ReasonBulkhead}
 	}
 	if errors.Is(err, errPending) {
-		return failureAnswer{http.StatusConflict, ReasonReversed}
+		return failureAnswer{http.StatusConflict, reasonReversed}
 	}
 	var de *client.DepError
 	if !errors.As(err, &de) {
@@ -72,7 +63,7 @@ func classify(err error) failureAnswer {
 }
 
 // fail writes the answer for err.
-func (b *Bank) fail(w http.ResponseWriter, err error) {
+func (b *bank) fail(w http.ResponseWriter, err error) {
 	a := classify(err)
 	msg := err.Error()
 	var de *client.DepError

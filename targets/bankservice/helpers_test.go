@@ -73,13 +73,13 @@ func runMain(t *testing.T, main mainFunc, args ...string) (string, func() (error
 }
 
 // serve runs a platform server's routes on an httptest server.
-func serve(t *testing.T, register func(Router), workers int, queueTimeout time.Duration) *httptest.Server {
+func serve(t *testing.T, register func(router), workers int, queueTimeout time.Duration) *httptest.Server {
 	t.Helper()
 	return serveWith(t, nil, register, workers, queueTimeout)
 }
 
 // serveWith is serve with the server's metrics given (nil: fresh ones).
-func serveWith(t *testing.T, m *server.Metrics, register func(Router), workers int, queueTimeout time.Duration) *httptest.Server {
+func serveWith(t *testing.T, m *server.Metrics, register func(router), workers int, queueTimeout time.Duration) *httptest.Server {
 	t.Helper()
 	srv := server.New("test", server.Config{Workers: workers, QueueTimeout: queueTimeout}, m, nil)
 	register(srv)

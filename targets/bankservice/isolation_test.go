@@ -16,7 +16,7 @@ import (
 func slowVault(t *testing.T, d time.Duration) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
-	(&VaultAPI{Vault: NewVault(1e12), ServiceTime: time.Millisecond}).Register(mux)
+	(&vaultAPI{Vault: newVault(1e12), ServiceTime: time.Millisecond}).Register(mux)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(d):
@@ -63,7 +63,7 @@ func openLoad(t *testing.T, base string, cashRate, checkRate int, checkDelay, du
 	var seq int
 	send := func(api string) {
 		seq++
-		tx := Transaction{Account: AccountName(seq % 1000), Amount: 1, IdempotencyKey: fmt.Sprintf("%s-%d", api, seq)}
+		tx := transaction{Account: accountName(seq % 1000), Amount: 1, IdempotencyKey: fmt.Sprintf("%s-%d", api, seq)}
 		wg.Go(func() {
 			a := post(t, base+"/transact/"+api, tx)
 			outcome := fmt.Sprint(a.status)
@@ -110,7 +110,7 @@ func TestSlowVaultIsolation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing test; skipped with -short")
 	}
-	ledger := serve(t, (&LedgerAPI{Ledger: NewLedger(1000, SeedBalance), ServiceTime: time.Millisecond}).Register, 64, time.Second)
+	ledger := serve(t, (&ledgerAPI{Ledger: newLedger(1000, seedBalance), ServiceTime: time.Millisecond}).Register, 64, time.Second)
 	vault := slowVault(t, time.Second)
 	for _, bulkheads := range []string{"on", "off"} {
 		t.Run("bulkheads "+bulkheads, func(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
-// SeedBalance is each seeded account's balance in cents.
-const SeedBalance = 1_000_000
+// seedBalance is each seeded account's balance in cents.
+const seedBalance = 1_000_000
 
 // LedgerMain runs the ledger ("chaosrun serve ledger") until ctx ends.
 // Flags: the platform's plus --accounts N, --history N, --service-time D and
@@ -57,10 +57,10 @@ func LedgerMain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	log := newLogger(stderr, "ledger")
 	srv := server.New("ledger", cfg.Config(), server.NewMetrics(), log)
 	if primary != "" {
-		NewLedgerFront(cfg.Deps[primary][0], cfg.DepTimeout, serviceTime).Register(srv)
+		newLedgerFront(cfg.Deps[primary][0], cfg.DepTimeout, serviceTime).Register(srv)
 		log.Info("ledger front", "primary", cfg.Deps[primary][0])
 	} else {
-		(&LedgerAPI{Ledger: NewLedgerWithHistory(accounts, SeedBalance, history), ServiceTime: serviceTime, PageTime: pageTime}).Register(srv)
+		(&ledgerAPI{Ledger: newLedgerWithHistory(accounts, seedBalance, history), ServiceTime: serviceTime, PageTime: pageTime}).Register(srv)
 	}
 	return srv.Run(ctx, stdout)
 }
@@ -85,7 +85,7 @@ func VaultMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	log := newLogger(stderr, "vault")
 	srv := server.New("vault", cfg.Config(), server.NewMetrics(), log)
-	(&VaultAPI{Vault: NewVault(cash), ServiceTime: serviceTime}).Register(srv)
+	(&vaultAPI{Vault: newVault(cash), ServiceTime: serviceTime}).Register(srv)
 	return srv.Run(ctx, stdout)
 }
 
@@ -97,7 +97,7 @@ func VaultMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 func BankMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := server.DefaultFlags()
 	cc := client.DefaultConfig()
-	bc := DefaultBankConfig()
+	bc := defaultBankConfig()
 	fs := flag.NewFlagSet("chaosrun serve bankservice", flag.ContinueOnError)
 	cfg.Register(fs)
 	cc.Register(fs)
@@ -141,8 +141,8 @@ func BankMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer vault.Close()
 	log := newLogger(stderr, "bankservice")
 	srv := server.New("bankservice", cfg.Config(), m, log)
-	bank := NewBank(bc, ledger, vault, m, log)
-	bank.Register(srv)
+	b := newBank(bc, ledger, vault, m, log)
+	b.Register(srv)
 	log.Info("bank configured", "bulkheads", bc.Bulkheads, "ledger_limit", bc.LedgerLimit,
 		"vault_limit", bc.VaultLimit, "list_bulkhead", bc.ListMode.String(), "list_limit", bc.ListLimit,
 		"drawer", bc.Drawer, "drawer_capacity", bc.DrawerCapacity, "drawer_low", bc.DrawerLow,
@@ -150,7 +150,7 @@ func BankMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"breaker", cc.Breaker, "outlier", cc.Outlier.Enabled, "balancer", cc.Balancer, "deadline_propagation", cc.PropagateDeadline)
 	rctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { bank.Run(rctx) })
+	wg.Go(func() { b.Run(rctx) })
 	err = srv.Run(ctx, stdout)
 	stop()
 	wg.Wait()

@@ -22,13 +22,13 @@ func TestMainsServeAndStop(t *testing.T) {
 			t.Errorf("%s/metrics = %d, want 200 with platform_inflight", base, a.status)
 		}
 	}
-	if got := decode[LedgerTotal](t, getURL(t, ledgerURL+"/ledger/total")); got.Accounts != 5 || got.Total != 5*SeedBalance {
-		t.Errorf("ledger total = %+v, want 5 accounts of %d", got, SeedBalance)
+	if got := decode[ledgerTotal](t, getURL(t, ledgerURL+"/ledger/total")); got.Accounts != 5 || got.Total != 5*seedBalance {
+		t.Errorf("ledger total = %+v, want 5 accounts of %d", got, seedBalance)
 	}
-	if a := post(t, bankURL+"/transact/cash", Transaction{"acct-4", 200, "x"}); a.status != 200 {
+	if a := post(t, bankURL+"/transact/cash", transaction{"acct-4", 200, "x"}); a.status != 200 {
 		t.Errorf("cash through the processes: %d %s", a.status, a.body)
 	}
-	if got := decode[VaultTotal](t, getURL(t, vaultURL+"/vault/total")); got.Cash != 300 {
+	if got := decode[vaultTotal](t, getURL(t, vaultURL+"/vault/total")); got.Cash != 300 {
 		t.Errorf("vault cash = %d, want 300", got.Cash)
 	}
 	metrics := string(getURL(t, bankURL+"/metrics").body)

@@ -18,8 +18,8 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// DispatcherConfig is everything a dispatcher is told besides the platform's flags.
-type DispatcherConfig struct {
+// dispatcherConfig is everything a dispatcher is told besides the platform's flags.
+type dispatcherConfig struct {
 	// The protections, each switchable for A/B.
 	RU, Tiers, HotKeys, ShardBreakers bool
 
@@ -34,7 +34,7 @@ type DispatcherConfig struct {
 	MaxCallers int
 
 	// Policy raises the lower tiers' price as the latency ratio falls.
-	Policy TierPolicy
+	Policy tierPolicy
 	// RatioWindow is the short-term window; RatioFloor is added to both p95s.
 	RatioWindow, RatioFloor time.Duration
 
@@ -52,26 +52,26 @@ type DispatcherConfig struct {
 	Shard client.Config
 }
 
-// DefaultDispatcherConfig has every protection on.
-func DefaultDispatcherConfig() DispatcherConfig {
-	return DispatcherConfig{
+// defaultDispatcherConfig has every protection on.
+func defaultDispatcherConfig() dispatcherConfig {
+	return dispatcherConfig{
 		RU: true, Tiers: true, HotKeys: true, ShardBreakers: true,
 		Weights: server.DefaultRUWeights(), Quota: 1000, Burst: 1000, Epoch: 100 * time.Millisecond,
 		MaxCallers:  64,
-		Policy:      TierPolicy{Thresholds: [2]float64{0.6, 0.3}, Penalty: 50},
+		Policy:      tierPolicy{Thresholds: [2]float64{0.6, 0.3}, Penalty: 50},
 		RatioWindow: time.Second, RatioFloor: 2 * time.Millisecond,
 		HotK: 64, HotThreshold: 50, HotWindow: time.Second,
 		CacheTTL: 3 * time.Second, CacheSize: 1024,
-		Shard: DefaultShardClientConfig(),
+		Shard: defaultShardClientConfig(),
 	}
 }
 
-// DefaultShardClientConfig is the platform's smart client tuned for one
+// defaultShardClientConfig is the platform's smart client tuned for one
 // shard: a breaker that opens at half of ≥ 10 attempts failing within 1 s
 // and probes again after 1 s; one retry, never of a timeout (a shard has one
 // replica: a retry of a slow call only doubles the wait); no outlier
 // detection (nothing to eject to).
-func DefaultShardClientConfig() client.Config {
+func defaultShardClientConfig() client.Config {
 	c := client.DefaultConfig()
 	c.Breaker, c.BreakerFailureRate, c.BreakerMinCalls = true, 0.5, 10
 	c.BreakerWindow, c.BreakerDelay, c.BreakerProbes = time.Second, time.Second, 3
@@ -81,7 +81,7 @@ func DefaultShardClientConfig() client.Config {
 }
 
 // Validate says which value is out of range.
-func (c DispatcherConfig) Validate() error {
+func (c dispatcherConfig) Validate() error {
 	switch {
 	case !(c.Quota > 0):
 		return fmt.Errorf("--ru-quota %v: must be positive", c.Quota)
@@ -103,14 +103,14 @@ func (c DispatcherConfig) Validate() error {
 	return c.Policy.Validate()
 }
 
-// Dispatcher routes key-value requests to shards behind its QoS stack.
-type Dispatcher struct {
-	cfg     DispatcherConfig
+// dispatcher routes key-value requests to shards behind its QoS stack.
+type dispatcher struct {
+	cfg     dispatcherConfig
 	shards  []*client.Client
 	buckets *server.RUBuckets
-	ratio   *LatencyRatio
+	ratio   *latencyRatio
 	level   atomic.Int32
-	hot     *HotKeys
+	hot     *hotKeys
 	cache   *expirable.LRU[string, string]
 	sf      singleflight.Group
 	m       *dispMetrics
@@ -127,9 +127,9 @@ type Dispatcher struct {
 // maxHotLabels bounds the key label of kvdispatcher_hot_key_backend_reads_total.
 const maxHotLabels = 100
 
-// NewDispatcher routes to shards (in --dep order; see NewShardClients) with
+// newDispatcher routes to shards (in --dep order; see NewShardClients) with
 // calls bounded by timeout; series go on m's registry.
-func NewDispatcher(cfg DispatcherConfig, shards []*client.Client, timeout time.Duration, m *server.Metrics, log *slog.Logger) (*Dispatcher, error) {
+func newDispatcher(cfg dispatcherConfig, shards []*client.Client, timeout time.Duration, m *server.Metrics, log *slog.Logger) (*dispatcher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -143,10 +143,10 @@ func NewDispatcher(cfg DispatcherConfig, shards []*client.Client, timeout time.D
 	if err != nil {
 		return nil, fmt.Errorf("kvdispatcher: %w", err)
 	}
-	d := &Dispatcher{
+	d := &dispatcher{
 		cfg: cfg, shards: shards, buckets: b, timeout: timeout,
-		ratio: NewLatencyRatio(0.95, cfg.Policy.Thresholds[0], cfg.RatioFloor.Seconds()*1000, 20, 30),
-		hot:   NewHotKeys(cfg.HotK, uint64(cfg.HotThreshold), cfg.HotWindow),
+		ratio: newLatencyRatio(0.95, cfg.Policy.Thresholds[0], cfg.RatioFloor.Seconds()*1000, 20, 30),
+		hot:   newHotKeys(cfg.HotK, uint64(cfg.HotThreshold), cfg.HotWindow),
 		cache: expirable.NewLRU[string, string](cfg.CacheSize, nil, cfg.CacheTTL),
 		m:     newDispMetrics(m.Registry()),
 		log:   log, now: time.Now,
@@ -157,7 +157,7 @@ func NewDispatcher(cfg DispatcherConfig, shards []*client.Client, timeout time.D
 }
 
 // Run ends a latency-ratio window every RatioWindow until ctx ends.
-func (d *Dispatcher) Run(ctx context.Context) {
+func (d *dispatcher) Run(ctx context.Context) {
 	t := time.NewTicker(d.cfg.RatioWindow)
 	defer t.Stop()
 	for {
@@ -171,7 +171,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 }
 
 // Tick ends one latency-ratio window and updates the tier level.
-func (d *Dispatcher) Tick() {
+func (d *dispatcher) Tick() {
 	ratio, long, short := d.ratio.Tick()
 	prev := int(d.level.Load())
 	next := d.cfg.Policy.Next(prev, ratio)
@@ -193,7 +193,7 @@ func (d *Dispatcher) Tick() {
 
 // caller returns name, or "other" once MaxCallers callers have buckets.
 // Names that are not valid UTF-8 are mended (they become metric labels).
-func (d *Dispatcher) caller(name string) string {
+func (d *dispatcher) caller(name string) string {
 	if name == "" {
 		name = "anonymous"
 	}
@@ -213,10 +213,10 @@ func (d *Dispatcher) caller(name string) string {
 	return name
 }
 
-// Price is what a request pays before and after it ran, and its tier multiplier.
-type Price struct {
+// price is what a request pays before and after it ran, and its tier multiplier.
+type price struct {
 	Caller string
-	Tier   Tier
+	Tier   criticality
 	Mult   float64
 }
 
@@ -224,8 +224,8 @@ type Price struct {
 // the current level and the caller's bucket, debited by base (in RU mode) or
 // one request (in QPS mode), times the multiplier. It returns false when the
 // bucket is empty.
-func (d *Dispatcher) Admit(caller string, tier Tier, base server.MilliRU, now time.Time) (Price, bool) {
-	p := Price{Caller: caller, Tier: tier, Mult: 1}
+func (d *dispatcher) Admit(caller string, tier criticality, base server.MilliRU, now time.Time) (price, bool) {
+	p := price{Caller: caller, Tier: tier, Mult: 1}
 	if d.cfg.Tiers {
 		p.Mult = d.cfg.Policy.Multiplier(int(d.level.Load()), tier)
 	}
@@ -241,7 +241,7 @@ func (d *Dispatcher) Admit(caller string, tier Tier, base server.MilliRU, now ti
 }
 
 // Charge debits what a request cost once it answered (RU mode only).
-func (d *Dispatcher) Charge(p Price, after server.MilliRU, now time.Time) {
+func (d *dispatcher) Charge(p price, after server.MilliRU, now time.Time) {
 	if !d.cfg.RU || after <= 0 {
 		return
 	}
@@ -253,7 +253,7 @@ func (d *Dispatcher) Charge(p Price, after server.MilliRU, now time.Time) {
 // call makes one request to shard. The latency of point reads (observe)
 // feeds the latency ratio: scans and writes vary with their size and would
 // read as a collapse.
-func (d *Dispatcher) call(ctx context.Context, shard int, observe bool, method, path string, body []byte, out any) error {
+func (d *dispatcher) call(ctx context.Context, shard int, observe bool, method, path string, body []byte, out any) error {
 	start := time.Now()
 	err := d.shards[shard].Do(ctx, method, path, body, out)
 	el := time.Since(start)
@@ -275,10 +275,10 @@ func (d *Dispatcher) call(ctx context.Context, shard int, observe bool, method, 
 	return err
 }
 
-// NewShardClients returns one smart client per shard address, named
+// newShardClients returns one smart client per shard address, named
 // kvstore.I, so each shard has its own circuit breaker (when
 // cfg.ShardBreakers) and its own platform_client_* series on reg.
-func NewShardClients(cfg DispatcherConfig, addrs []string, timeout time.Duration, reg prometheus.Registerer) ([]*client.Client, error) {
+func newShardClients(cfg dispatcherConfig, addrs []string, timeout time.Duration, reg prometheus.Registerer) ([]*client.Client, error) {
 	cc := cfg.Shard
 	cc.Breaker = cfg.ShardBreakers
 	var out []*client.Client

@@ -32,7 +32,7 @@ func newLogger(w io.Writer, target string) *slog.Logger {
 func StoreMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := server.DefaultFlags()
 	parts, rows, valueBytes := 200, 200, 1024
-	var c Capacity
+	var c capacity
 	var serviceTime time.Duration
 	fs := flag.NewFlagSet("chaosrun serve kvstore", flag.ContinueOnError)
 	cfg.Register(fs)
@@ -53,10 +53,10 @@ func StoreMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("%s: --partitions, --rows, --value-bytes and the capacities must not be negative", fs.Name())
 	}
 	log := newLogger(stderr, "kvstore")
-	st := NewStore()
+	st := newStore()
 	st.Seed(parts, rows, valueBytes)
 	srv := server.New("kvstore", cfg.Config(), server.NewMetrics(), log)
-	(&StoreAPI{Store: st, Throttle: NewThrottle(c), ServiceTime: serviceTime}).Register(srv)
+	(&storeAPI{Store: st, Throttle: newThrottle(c), ServiceTime: serviceTime}).Register(srv)
 	log.Info("kvstore configured", "partitions", parts, "rows", rows, "value_bytes", valueBytes,
 		"service_time", serviceTime, "read_capacity", c.ReadsPerSec, "byte_capacity", c.BytesPerSec, "write_capacity", c.WritesPerSec)
 	return srv.Run(ctx, stdout)
@@ -68,7 +68,7 @@ func StoreMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // --shard-breakers (on|off) and their tuning; see --help.
 func DispatcherMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := server.DefaultFlags()
-	dc := DefaultDispatcherConfig()
+	dc := defaultDispatcherConfig()
 	fs := flag.NewFlagSet("chaosrun serve kvdispatcher", flag.ContinueOnError)
 	cfg.Register(fs)
 	registerDispatcherFlags(fs, &dc)
@@ -80,7 +80,7 @@ func DispatcherMain(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	log := newLogger(stderr, "kvdispatcher")
 	m := server.NewMetrics()
-	shards, err := NewShardClients(dc, cfg.Deps["kvstore"], cfg.DepTimeout, m.Registry())
+	shards, err := newShardClients(dc, cfg.Deps["kvstore"], cfg.DepTimeout, m.Registry())
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
@@ -89,7 +89,7 @@ func DispatcherMain(ctx context.Context, args []string, stdout, stderr io.Writer
 			c.Close()
 		}
 	}()
-	d, err := NewDispatcher(dc, shards, cfg.DepTimeout, m, log)
+	d, err := newDispatcher(dc, shards, cfg.DepTimeout, m, log)
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
@@ -106,7 +106,7 @@ func DispatcherMain(ctx context.Context, args []string, stdout, stderr io.Writer
 	return err
 }
 
-func registerDispatcherFlags(fs *flag.FlagSet, dc *DispatcherConfig) {
+func registerDispatcherFlags(fs *flag.FlagSet, dc *dispatcherConfig) {
 	fs.Var((*onOff)(&dc.RU), "ru", "price requests in request units (on) or count them (off: a plain per-caller QPS limit)")
 	fs.Var((*onOff)(&dc.Tiers), "tiers", "raise the lower tiers' price as the latency ratio falls: on or off")
 	fs.Var((*onOff)(&dc.HotKeys), "hotkeys", "serve hot keys from a local cache with coalesced misses: on or off")

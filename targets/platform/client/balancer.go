@@ -9,20 +9,20 @@ import (
 
 // Balancing policies for a dependency's replicas (--balancer).
 const (
-	// BalanceRoundRobin takes the healthy hosts in turn.
-	BalanceRoundRobin = "rr"
-	// BalanceP2C picks two healthy hosts at random and takes the one with
+	// balanceRoundRobin takes the healthy hosts in turn.
+	balanceRoundRobin = "rr"
+	// balanceP2C picks two healthy hosts at random and takes the one with
 	// fewer calls in flight (power of two choices, least loaded).
-	BalanceP2C = "p2c"
+	balanceP2C = "p2c"
 )
 
-// ParseBalancer checks a --balancer value.
-func ParseBalancer(s string) (string, error) {
+// parseBalancer checks a --balancer value.
+func parseBalancer(s string) (string, error) {
 	switch s {
-	case BalanceRoundRobin, BalanceP2C:
+	case balanceRoundRobin, balanceP2C:
 		return s, nil
 	}
-	return "", fmt.Errorf("--balancer %q: want %s or %s", s, BalanceRoundRobin, BalanceP2C)
+	return "", fmt.Errorf("--balancer %q: want %s or %s", s, balanceRoundRobin, balanceP2C)
 }
 
 // maxAvoid caps how long a back-pressure answer's Retry-After keeps a host
@@ -104,7 +104,7 @@ func (b *balancer) pick(now time.Time, prev int) int {
 			continue
 		}
 		var i int
-		if b.policy == BalanceP2C && count > 1 {
+		if b.policy == balanceP2C && count > 1 {
 			x := b.nth(b.rnd.IntN(count), level, prev, now)
 			k := b.rnd.IntN(count - 1)
 			y := b.nth(k, level, prev, now)

@@ -7,7 +7,7 @@ import (
 
 func TestBalancerRoundRobinSkipsEjected(t *testing.T) {
 	oc := testOutlierConfig()
-	b := newBalancer([]string{"a:1", "b:1", "c:1"}, BalanceRoundRobin, oc, 1, ot0)
+	b := newBalancer([]string{"a:1", "b:1", "c:1"}, balanceRoundRobin, oc, 1, ot0)
 	for range 5 {
 		b.done(1, outcomeFailure, 0, ot0) // eject b
 	}
@@ -33,7 +33,7 @@ func TestBalancerRoundRobinSkipsEjected(t *testing.T) {
 }
 
 func TestBalancerAvoidsPreviousAndBackpressured(t *testing.T) {
-	b := newBalancer([]string{"a:1", "b:1"}, BalanceRoundRobin, OutlierConfig{}, 1, ot0)
+	b := newBalancer([]string{"a:1", "b:1"}, balanceRoundRobin, OutlierConfig{}, 1, ot0)
 	for range 4 {
 		if i := b.pick(ot0, 0); i != 1 {
 			t.Fatalf("retry after host 0 picked %d, want 1", i)
@@ -59,7 +59,7 @@ func TestBalancerAvoidsPreviousAndBackpressured(t *testing.T) {
 
 func TestBalancerPanicModeWhenAllEjected(t *testing.T) {
 	oc := testOutlierConfig() // 100% may be ejected
-	b := newBalancer([]string{"a:1", "b:1"}, BalanceRoundRobin, oc, 1, ot0)
+	b := newBalancer([]string{"a:1", "b:1"}, balanceRoundRobin, oc, 1, ot0)
 	for h := range 2 {
 		for range 5 {
 			b.done(h, outcomeFailure, 0, ot0)
@@ -80,7 +80,7 @@ func TestBalancerPanicModeWhenAllEjected(t *testing.T) {
 }
 
 func TestBalancerP2CPrefersLeastLoaded(t *testing.T) {
-	b := newBalancer([]string{"a:1", "b:1"}, BalanceP2C, OutlierConfig{}, 7, ot0)
+	b := newBalancer([]string{"a:1", "b:1"}, balanceP2C, OutlierConfig{}, 7, ot0)
 	b.inflight[0] = 10 // host 0 is busy
 	for range 20 {
 		if i := b.pick(ot0, -1); i != 1 {
@@ -89,7 +89,7 @@ func TestBalancerP2CPrefersLeastLoaded(t *testing.T) {
 		b.done(1, outcomeSuccess, 0, ot0)
 	}
 	// equal load over three hosts: every host gets a fair share
-	b = newBalancer([]string{"a:1", "b:1", "c:1"}, BalanceP2C, OutlierConfig{}, 7, ot0)
+	b = newBalancer([]string{"a:1", "b:1", "c:1"}, balanceP2C, OutlierConfig{}, 7, ot0)
 	seen := map[int]int{}
 	for range 3000 {
 		i := b.pick(ot0, -1)
@@ -105,11 +105,11 @@ func TestBalancerP2CPrefersLeastLoaded(t *testing.T) {
 
 func TestParseBalancer(t *testing.T) {
 	for _, s := range []string{"rr", "p2c"} {
-		if _, err := ParseBalancer(s); err != nil {
+		if _, err := parseBalancer(s); err != nil {
 			t.Errorf("%s: %v", s, err)
 		}
 	}
-	if _, err := ParseBalancer("random"); err == nil {
+	if _, err := parseBalancer("random"); err == nil {
 		t.Error("random: no error")
 	}
 }

@@ -37,7 +37,7 @@ func BenchmarkClientOverhead(b *testing.B) {
 		}
 	})
 	off := DefaultConfig()
-	off.RetryMode, off.Breaker, off.Outlier.Enabled, off.PropagateDeadline = RetryOff, false, false, false
+	off.RetryMode, off.Breaker, off.Outlier.Enabled, off.PropagateDeadline = retryOff, false, false, false
 	for _, tc := range []struct {
 		name string
 		cfg  Config
@@ -62,9 +62,9 @@ func BenchmarkClientOverhead(b *testing.B) {
 
 // BenchmarkBalancerPick is the balancer and outlier bookkeeping alone.
 func BenchmarkBalancerPick(b *testing.B) {
-	for _, policy := range []string{BalanceRoundRobin, BalanceP2C} {
+	for _, policy := range []string{balanceRoundRobin, balanceP2C} {
 		b.Run(policy, func(b *testing.B) {
-			lb := newBalancer([]string{"a:1", "b:1", "c:1"}, policy, DefaultOutlierConfig(), 1, time.Now())
+			lb := newBalancer([]string{"a:1", "b:1", "c:1"}, policy, defaultOutlierConfig(), 1, time.Now())
 			now := time.Now()
 			b.ReportAllocs()
 			for b.Loop() {

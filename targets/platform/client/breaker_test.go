@@ -9,12 +9,12 @@ import (
 )
 
 func TestBreakerTransitions(t *testing.T) {
-	cfg := quickConfig(RetryOff, 0)
+	cfg := quickConfig(retryOff, 0)
 	cfg.Breaker = true
 	cfg.BreakerFailureRate, cfg.BreakerMinCalls = 0.5, 4
 	cfg.BreakerWindow, cfg.BreakerDelay, cfg.BreakerProbes = 10*time.Second, 50*time.Millisecond, 1
 	ft := &fakeTransport{script: []answer{answer502}}
-	c, err := New("vault", []string{"a:1"}, time.Second, WithConfig(cfg), WithTransport(ft), WithRegisterer(prometheus.NewRegistry()))
+	c, err := New("vault", []string{"a:1"}, time.Second, WithConfig(cfg), withTransport(ft), WithRegisterer(prometheus.NewRegistry()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,9 +68,9 @@ func TestBreakerTransitions(t *testing.T) {
 }
 
 func TestBreakerOff(t *testing.T) {
-	cfg := quickConfig(RetryOff, 0)
+	cfg := quickConfig(retryOff, 0)
 	ft := &fakeTransport{script: []answer{answer502}}
-	c, _ := New("vault", []string{"a:1"}, time.Second, WithConfig(cfg), WithTransport(ft))
+	c, _ := New("vault", []string{"a:1"}, time.Second, WithConfig(cfg), withTransport(ft))
 	for range 50 {
 		if KindOf(c.GetJSON(context.Background(), "/x", nil)) == KindBreaker {
 			t.Fatal("breaker off but a call failed fast")

@@ -65,7 +65,7 @@ type DepError struct {
 	URL    string
 	Kind   ErrKind
 	Status int                // KindStatus only
-	Body   platform.ErrorBody // KindStatus only, when the body was a JSON platform.ErrorBody
+	Body   platform.ErrorBody // KindStatus only, when the body was a JSON error body
 	// Backpressure: the answer was 503 with X-Backpressure; RetryAfter is its hint.
 	Backpressure bool
 	RetryAfter   time.Duration
@@ -113,15 +113,15 @@ func KindOf(err error) ErrKind {
 // IsTimeout says whether err is a dependency call that timed out.
 func IsTimeout(err error) bool { return KindOf(err) == KindTimeout }
 
-// IsBackpressure says whether err is a dependency's back-pressure answer.
-func IsBackpressure(err error) bool {
+// isBackpressure says whether err is a dependency's back-pressure answer.
+func isBackpressure(err error) bool {
 	var de *DepError
 	return errors.As(err, &de) && de.Backpressure
 }
 
 // Client calls one dependency: its replicas through an outlier-ejecting load
 // balancer, each call bounded by a timeout and the request's deadline, retried
-// within a budget and guarded by a circuit breaker (see ClientConfig).
+// within a budget and guarded by a circuit breaker (see Config).
 type Client struct {
 	name    string
 	addrs   []string
@@ -131,13 +131,13 @@ type Client struct {
 	hc      *http.Client
 	now     func() time.Time
 	lb      *balancer
-	budget  *RetryBudget
+	budget  *retryBudget
 	m       *depMetrics
 	exec    failsafe.Executor[struct{}] // nil: one attempt, no breaker
 	breaker circuitbreaker.CircuitBreaker[struct{}]
 }
 
-// Option tunes NewClient.
+// Option tunes New.
 type Option func(*options)
 
 type options struct {
@@ -148,7 +148,7 @@ type options struct {
 	caller    string
 }
 
-// WithConfig sets the protections (default DefaultClientConfig()).
+// WithConfig sets the protections (default DefaultConfig()).
 func WithConfig(cfg Config) Option { return func(o *options) { o.cfg = cfg } }
 
 // WithRegisterer registers the platform_client_* series on reg (default: a
@@ -157,11 +157,8 @@ func WithRegisterer(reg prometheus.Registerer) Option {
 	return func(o *options) { o.reg = reg }
 }
 
-// WithClock replaces time.Now, for tests.
-func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
-
-// WithTransport replaces the HTTP transport, for tests.
-func WithTransport(rt http.RoundTripper) Option {
+// withTransport replaces the HTTP transport, for tests.
+func withTransport(rt http.RoundTripper) Option {
 	return func(o *options) { o.transport = rt }
 }
 
@@ -213,8 +210,8 @@ func New(name string, addrs []string, timeout time.Duration, opts ...Option) (*C
 	}
 	c.lb = newBalancer(addrs, o.cfg.Balancer, o.cfg.Outlier, seed, o.now())
 	c.lb.onChange = func(ev []ejection) { c.m.ejectionEvents(addrs, ev) }
-	if o.cfg.RetryMode == RetrySmart && o.cfg.RetryBudget > 0 {
-		c.budget = NewRetryBudget(o.cfg.RetryBudget, o.cfg.RetryBudgetMin, o.cfg.RetryBudgetWindow)
+	if o.cfg.RetryMode == retrySmart && o.cfg.RetryBudget > 0 {
+		c.budget = newRetryBudget(o.cfg.RetryBudget, o.cfg.RetryBudgetMin, o.cfg.RetryBudgetWindow)
 	}
 	var policies []failsafe.Policy[struct{}]
 	d := &retryDecider{cfg: &c.cfg, budget: c.budget, now: c.now, metrics: c.m}
@@ -230,14 +227,8 @@ func New(name string, addrs []string, timeout time.Duration, opts ...Option) (*C
 	return c, nil
 }
 
-// Name is the dependency's name.
-func (c *Client) Name() string { return c.name }
-
-// Config returns the protections in force.
-func (c *Client) Config() Config { return c.cfg }
-
-// EjectedHosts lists the replicas ejected now.
-func (c *Client) EjectedHosts() []string { return c.lb.ejectedHosts() }
+// ejectedHosts lists the replicas ejected now.
+func (c *Client) ejectedHosts() []string { return c.lb.ejectedHosts() }
 
 // Close drops idle connections.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
@@ -276,7 +267,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body []byte, out a
 			Err: fmt.Errorf("not started: %s of deadline budget left", max(dl.Sub(now), 0))}
 	}
 	if c.budget != nil {
-		c.budget.Request(now)
+		c.budget.request(now)
 	}
 	cl := &call{method: method, path: path, body: body, out: out, prev: -1}
 	var err error

@@ -8,7 +8,7 @@ import (
 )
 
 // Config switches and tunes the smart client's protections. Every one
-// can be switched off for A/B runs; DefaultClientConfig documents the defaults.
+// can be switched off for A/B runs; DefaultConfig documents the defaults.
 type Config struct {
 	// RetryMode is smart, naive or off (--retry-mode).
 	RetryMode string
@@ -58,23 +58,23 @@ type Config struct {
 // full-jitter backoff, 10% budget over 10 s with 10 retries always allowed,
 // timeouts retried), breaker on (50% of ≥ 20 attempts in 10 s, open 5 s, 3
 // probes), round robin, deadline propagation on, outlier detection on
-// (DefaultOutlierConfig).
+// (defaultOutlierConfig).
 func DefaultConfig() Config {
 	return Config{
-		RetryMode: RetrySmart, Retries: 2, RetryTimeouts: true,
+		RetryMode: retrySmart, Retries: 2, RetryTimeouts: true,
 		RetryBackoff: 10 * time.Millisecond, RetryBackoffMax: 500 * time.Millisecond,
 		RetryBudget: 0.1, RetryBudgetMin: 10, RetryBudgetWindow: 10 * time.Second,
 		Breaker: true, BreakerFailureRate: 0.5, BreakerMinCalls: 20,
 		BreakerWindow: 10 * time.Second, BreakerDelay: 5 * time.Second, BreakerProbes: 3,
-		Balancer:          BalanceRoundRobin,
+		Balancer:          balanceRoundRobin,
 		PropagateDeadline: true,
-		Outlier:           DefaultOutlierConfig(),
+		Outlier:           defaultOutlierConfig(),
 	}
 }
 
 // Register adds the client flags to fs with c's current values as defaults.
 func (c *Config) Register(fs *flag.FlagSet) {
-	fs.Var(choiceFlag{&c.RetryMode, ParseRetryMode}, "retry-mode", "retries: smart (backoff, budget, never back pressure), naive (A/B only: immediate, no budget) or off")
+	fs.Var(choiceFlag{&c.RetryMode, parseRetryMode}, "retry-mode", "retries: smart (backoff, budget, never back pressure), naive (A/B only: immediate, no budget) or off")
 	fs.IntVar(&c.Retries, "retries", c.Retries, "most retries per dependency call (0 = none)")
 	fs.Var((*onOffFlag)(&c.RetryTimeouts), "retry-timeouts", "smart mode retries an attempt that timed out: on or off")
 	fs.DurationVar(&c.RetryBackoff, "retry-backoff", c.RetryBackoff, "backoff ceiling of the first retry (full jitter; doubles per retry)")
@@ -88,7 +88,7 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.BreakerWindow, "breaker-window", c.BreakerWindow, "rolling window of the breaker's failure rate")
 	fs.DurationVar(&c.BreakerDelay, "breaker-delay", c.BreakerDelay, "time the breaker stays open before trial attempts")
 	fs.IntVar(&c.BreakerProbes, "breaker-probes", c.BreakerProbes, "trial attempts in half-open that must succeed to close the breaker")
-	fs.Var(choiceFlag{&c.Balancer, ParseBalancer}, "balancer", "load balancing over replicas: rr (round robin) or p2c (two random choices, least loaded)")
+	fs.Var(choiceFlag{&c.Balancer, parseBalancer}, "balancer", "load balancing over replicas: rr (round robin) or p2c (two random choices, least loaded)")
 	fs.Var((*onOffFlag)(&c.PropagateDeadline), "deadline-propagation", "bound dependency calls by the request's deadline and send it on: on or off")
 	o := &c.Outlier
 	fs.Var((*onOffFlag)(&o.Enabled), "outlier", "outlier detection and ejection over replicas: on or off")
@@ -107,10 +107,10 @@ func (c *Config) Register(fs *flag.FlagSet) {
 
 // Validate checks the values; the error names the flag and what is allowed.
 func (c *Config) Validate() error {
-	if _, err := ParseRetryMode(c.RetryMode); err != nil {
+	if _, err := parseRetryMode(c.RetryMode); err != nil {
 		return err
 	}
-	if _, err := ParseBalancer(c.Balancer); err != nil {
+	if _, err := parseBalancer(c.Balancer); err != nil {
 		return err
 	}
 	switch {
@@ -131,7 +131,7 @@ func (c *Config) Validate() error {
 	case c.BreakerWindow <= 0 || c.BreakerDelay <= 0:
 		return fmt.Errorf("--breaker-window %s, --breaker-delay %s: both must be positive", c.BreakerWindow, c.BreakerDelay)
 	}
-	return c.Outlier.Validate()
+	return c.Outlier.validate()
 }
 
 // onOffFlag is a bool flag spelled on|off.

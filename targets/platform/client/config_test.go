@@ -19,8 +19,8 @@ func TestClientConfigFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.RetryMode != RetryNaive || c.Retries != 3 || c.RetryBudget != 0 || c.Breaker || c.Outlier.Enabled ||
-		c.Balancer != BalanceP2C || c.PropagateDeadline || c.Outlier.BaseEjection != 10*time.Second || c.RetryTimeouts {
+	if c.RetryMode != retryNaive || c.Retries != 3 || c.RetryBudget != 0 || c.Breaker || c.Outlier.Enabled ||
+		c.Balancer != balanceP2C || c.PropagateDeadline || c.Outlier.BaseEjection != 10*time.Second || c.RetryTimeouts {
 		t.Errorf("flags not applied: %+v", c)
 	}
 	if err := c.Validate(); err != nil {

@@ -135,7 +135,7 @@ func TestOutlierEjectionEndToEnd(t *testing.T) {
 				if badShare >= 0.05 {
 					t.Errorf("bad replica's share after ejection = %.1f%%, want < 5%%", 100*badShare)
 				}
-				if got := c.EjectedHosts(); len(got) > 1 {
+				if got := c.ejectedHosts(); len(got) > 1 {
 					t.Errorf("ejected %v; healthy replicas were ejected too", got)
 				}
 			} else {

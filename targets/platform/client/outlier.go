@@ -42,10 +42,10 @@ type OutlierConfig struct {
 	FailurePercentVolume int
 }
 
-// DefaultOutlierConfig returns the defaults documented on the flags: tighter
+// defaultOutlierConfig returns the defaults documented on the flags: tighter
 // than Envoy's (which are made for large clusters) so that a bad replica among
 // three is ejected within seconds.
-func DefaultOutlierConfig() OutlierConfig {
+func defaultOutlierConfig() OutlierConfig {
 	return OutlierConfig{
 		Enabled:                true,
 		Interval:               time.Second,
@@ -62,8 +62,8 @@ func DefaultOutlierConfig() OutlierConfig {
 	}
 }
 
-// Validate checks the values are in range; the error names the flag.
-func (c OutlierConfig) Validate() error {
+// validate checks the values are in range; the error names the flag.
+func (c OutlierConfig) validate() error {
 	switch {
 	case c.Interval <= 0:
 		return fmt.Errorf("--outlier-interval %s: must be positive", c.Interval)
@@ -89,14 +89,14 @@ func (c OutlierConfig) Validate() error {
 	return nil
 }
 
-// Detector names an outlier detector, as in the ejections metric.
-type Detector string
+// detector names an outlier detector, as in the ejections metric.
+type detector string
 
 // The outlier detectors.
 const (
-	DetectConsecutive5xx    Detector = "consecutive_5xx"
-	DetectSuccessRate       Detector = "success_rate"
-	DetectFailurePercentage Detector = "failure_percentage"
+	detectConsecutive5xx    detector = "consecutive_5xx"
+	detectSuccessRate       detector = "success_rate"
+	detectFailurePercentage detector = "failure_percentage"
 )
 
 // outcome is what one attempt says about the host that served it.
@@ -124,7 +124,7 @@ type hostHealth struct {
 // ejection is one host leaving or rejoining the healthy set.
 type ejection struct {
 	Host     int
-	Detector Detector // empty when the host was returned to service
+	Detector detector // empty when the host was returned to service
 }
 
 // outliers is the detector state of one dependency. It is not safe for
@@ -163,7 +163,7 @@ func (o *outliers) canEject() bool {
 }
 
 // eject takes host i out at now if allowed.
-func (o *outliers) eject(i int, d Detector, now time.Time, out []ejection) []ejection {
+func (o *outliers) eject(i int, d detector, now time.Time, out []ejection) []ejection {
 	h := &o.hosts[i]
 	if h.ejected || !o.canEject() {
 		return out
@@ -187,7 +187,7 @@ func (o *outliers) record(i int, oc outcome, now time.Time) []ejection {
 		h.fail++
 		h.consecutive++
 		if o.cfg.Consecutive5xx > 0 && h.consecutive >= o.cfg.Consecutive5xx {
-			return o.eject(i, DetectConsecutive5xx, now, nil)
+			return o.eject(i, detectConsecutive5xx, now, nil)
 		}
 	}
 	return nil
@@ -217,12 +217,12 @@ func (o *outliers) sweep(now time.Time) []ejection {
 	}
 	if o.cfg.SuccessRateStdevFactor > 0 {
 		for _, i := range o.successRateOutliers() {
-			out = o.eject(i, DetectSuccessRate, now, out)
+			out = o.eject(i, detectSuccessRate, now, out)
 		}
 	}
 	if o.cfg.FailurePercent > 0 {
 		for _, i := range o.failurePercentOutliers() {
-			out = o.eject(i, DetectFailurePercentage, now, out)
+			out = o.eject(i, detectFailurePercentage, now, out)
 		}
 	}
 	for i := range o.hosts {

@@ -8,7 +8,7 @@ import (
 var ot0 = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func testOutlierConfig() OutlierConfig {
-	c := DefaultOutlierConfig()
+	c := defaultOutlierConfig()
 	c.Interval = time.Second
 	c.BaseEjection = 5 * time.Second
 	c.MaxEjection = 12 * time.Second
@@ -51,7 +51,7 @@ func TestOutlierConsecutive5xx(t *testing.T) {
 			if o.ejected(1) != tt.ejected {
 				t.Fatalf("ejected = %v, want %v", o.ejected(1), tt.ejected)
 			}
-			if tt.ejected && (len(got) != 1 || got[0] != (ejection{1, DetectConsecutive5xx})) {
+			if tt.ejected && (len(got) != 1 || got[0] != (ejection{1, detectConsecutive5xx})) {
 				t.Errorf("events = %v, want one consecutive_5xx ejection of host 1", got)
 			}
 		})
@@ -81,7 +81,7 @@ func TestOutlierSuccessRate(t *testing.T) {
 			for i, r := range tt.rates {
 				feed(o, i, r[0], r[1], ot0)
 			}
-			checkEjections(t, o.sweep(ot0.Add(time.Second)), DetectSuccessRate, tt.want)
+			checkEjections(t, o.sweep(ot0.Add(time.Second)), detectSuccessRate, tt.want)
 		})
 	}
 }
@@ -108,12 +108,12 @@ func TestOutlierFailurePercentage(t *testing.T) {
 			for i, r := range tt.rates {
 				feed(o, i, r[0], r[1], ot0)
 			}
-			checkEjections(t, o.sweep(ot0.Add(time.Second)), DetectFailurePercentage, tt.want)
+			checkEjections(t, o.sweep(ot0.Add(time.Second)), detectFailurePercentage, tt.want)
 		})
 	}
 }
 
-func checkEjections(t *testing.T, got []ejection, d Detector, want []int) {
+func checkEjections(t *testing.T, got []ejection, d detector, want []int) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("ejections = %v, want hosts %v by %s", got, want, d)
@@ -211,13 +211,13 @@ func TestOutlierConfigValidate(t *testing.T) {
 		func(c *OutlierConfig) { c.FailurePercent = -1 },
 		func(c *OutlierConfig) { c.SuccessRateVolume = 0 },
 	}
-	if err := DefaultOutlierConfig().Validate(); err != nil {
+	if err := defaultOutlierConfig().validate(); err != nil {
 		t.Fatalf("defaults: %v", err)
 	}
 	for i, f := range bad {
-		c := DefaultOutlierConfig()
+		c := defaultOutlierConfig()
 		f(&c)
-		if err := c.Validate(); err == nil {
+		if err := c.validate(); err == nil {
 			t.Errorf("case %d: no error for %+v", i, c)
 		}
 	}

@@ -12,26 +12,26 @@ import (
 
 // Retry modes (--retry-mode).
 const (
-	// RetrySmart retries only failures that are safe and likely to pass on
+	// retrySmart retries only failures that are safe and likely to pass on
 	// another try (connection errors, timeouts, 502, 504, 503 without back
 	// pressure), never a back-pressure answer, with exponential backoff and
 	// full jitter, within a retry budget and the call's deadline.
-	RetrySmart = "smart"
-	// RetryNaive is the anti-pattern kept for A/B runs: up to --retries retries
+	retrySmart = "smart"
+	// retryNaive is the anti-pattern kept for A/B runs: up to --retries retries
 	// of any 5xx, timeout or connection error, back pressure included, at once,
 	// with no budget.
-	RetryNaive = "naive"
-	// RetryOff makes one attempt per call.
-	RetryOff = "off"
+	retryNaive = "naive"
+	// retryOff makes one attempt per call.
+	retryOff = "off"
 )
 
-// ParseRetryMode checks a --retry-mode value.
-func ParseRetryMode(s string) (string, error) {
+// parseRetryMode checks a --retry-mode value.
+func parseRetryMode(s string) (string, error) {
 	switch s {
-	case RetrySmart, RetryNaive, RetryOff:
+	case retrySmart, retryNaive, retryOff:
 		return s, nil
 	}
-	return "", fmt.Errorf("--retry-mode %q: want %s, %s or %s", s, RetrySmart, RetryNaive, RetryOff)
+	return "", fmt.Errorf("--retry-mode %q: want %s, %s or %s", s, retrySmart, retryNaive, retryOff)
 }
 
 // minRetryBudget is the least deadline budget worth starting a retry with.
@@ -42,14 +42,14 @@ const minRetryBudget = time.Millisecond
 func retryable(mode string, retryTimeouts bool, de *DepError) bool {
 	switch de.Kind {
 	case KindUnavailable:
-		return mode != RetryOff
+		return mode != retryOff
 	case KindTimeout:
-		return mode == RetryNaive || (mode == RetrySmart && retryTimeouts)
+		return mode == retryNaive || (mode == retrySmart && retryTimeouts)
 	case KindStatus:
 		switch mode {
-		case RetryNaive:
+		case retryNaive:
 			return de.Status >= 500
-		case RetrySmart:
+		case retrySmart:
 			switch de.Status {
 			case http.StatusBadGateway, http.StatusGatewayTimeout:
 				return true
@@ -80,7 +80,7 @@ func fullJitter(base, maxDelay time.Duration, n int, u float64) time.Duration {
 // policy's failure predicate.
 type retryDecider struct {
 	cfg     *Config
-	budget  *RetryBudget // nil: no budget
+	budget  *retryBudget // nil: no budget
 	now     func() time.Time
 	metrics *depMetrics
 }
@@ -97,7 +97,7 @@ func (d *retryDecider) shouldRetry(_ struct{}, err error) bool {
 	if de.Attempts > d.cfg.Retries {
 		return true // the policy stops here: retries exceeded
 	}
-	if d.cfg.RetryMode == RetryNaive {
+	if d.cfg.RetryMode == retryNaive {
 		d.metrics.retries.Inc()
 		return true
 	}
@@ -105,7 +105,7 @@ func (d *retryDecider) shouldRetry(_ struct{}, err error) bool {
 	if !de.deadline.IsZero() && de.deadline.Sub(now) < minRetryBudget {
 		return false
 	}
-	if d.budget != nil && !d.budget.TryRetry(now) {
+	if d.budget != nil && !d.budget.tryRetry(now) {
 		de.RetryDenied = true
 		d.metrics.retriesDenied.Inc()
 		return false
@@ -117,7 +117,7 @@ func (d *retryDecider) shouldRetry(_ struct{}, err error) bool {
 // delay is the retry policy's delay function: full jitter in smart mode,
 // none in naive mode.
 func (d *retryDecider) delay(exec failsafe.ExecutionAttempt[struct{}]) time.Duration {
-	if d.cfg.RetryMode != RetrySmart {
+	if d.cfg.RetryMode != retrySmart {
 		return 0
 	}
 	return fullJitter(d.cfg.RetryBackoff, d.cfg.RetryBackoffMax, exec.Attempts(), rand.Float64())
@@ -125,7 +125,7 @@ func (d *retryDecider) delay(exec failsafe.ExecutionAttempt[struct{}]) time.Dura
 
 // retryPolicy builds the failsafe retry policy for cfg, or nil when retries are off.
 func (d *retryDecider) retryPolicy() retrypolicy.RetryPolicy[struct{}] {
-	if d.cfg.RetryMode == RetryOff || d.cfg.Retries == 0 {
+	if d.cfg.RetryMode == retryOff || d.cfg.Retries == 0 {
 		return nil
 	}
 	return retrypolicy.NewBuilder[struct{}]().

@@ -8,7 +8,7 @@ import (
 // budgetBuckets is how many slices the budget's sliding window has.
 const budgetBuckets = 10
 
-// RetryBudget caps retries to a share of requests over a sliding window
+// retryBudget caps retries to a share of requests over a sliding window
 // (Finagle's and gRPC's retry budget): a retry is allowed while the retries in
 // the window, it included, are at most max(Min, Ratio × requests in the window).
 // The window moves in tenths. Time is passed in, so decisions are exact in tests.
@@ -16,7 +16,7 @@ const budgetBuckets = 10
 // failsafe-go's budget package bounds the share of retries among executions in
 // flight at one instant, which does not cap retries over time when calls are
 // fast; hence this one.
-type RetryBudget struct {
+type retryBudget struct {
 	ratio  float64
 	min    int
 	width  time.Duration // of one bucket
@@ -30,14 +30,14 @@ type budgetBucket struct {
 	retries int
 }
 
-// NewRetryBudget returns a budget allowing ratio retries per request over
+// newRetryBudget returns a budget allowing ratio retries per request over
 // window, and at least min retries per window whatever the traffic.
-func NewRetryBudget(ratio float64, min int, window time.Duration) *RetryBudget {
+func newRetryBudget(ratio float64, min int, window time.Duration) *retryBudget {
 	width := max(window/budgetBuckets, time.Millisecond)
-	return &RetryBudget{ratio: ratio, min: min, width: width}
+	return &retryBudget{ratio: ratio, min: min, width: width}
 }
 
-func (b *RetryBudget) slot(now time.Time) *budgetBucket {
+func (b *retryBudget) slot(now time.Time) *budgetBucket {
 	e := now.UnixNano() / int64(b.width)
 	s := &b.bucket[int(e%budgetBuckets)]
 	if s.epoch != e {
@@ -47,7 +47,7 @@ func (b *RetryBudget) slot(now time.Time) *budgetBucket {
 }
 
 // sums returns the requests and retries in the window ending at now.
-func (b *RetryBudget) sums(now time.Time) (reqs, retries int) {
+func (b *retryBudget) sums(now time.Time) (reqs, retries int) {
 	e := now.UnixNano() / int64(b.width)
 	for _, s := range b.bucket {
 		if s.epoch > e-budgetBuckets && s.epoch <= e {
@@ -58,15 +58,15 @@ func (b *RetryBudget) sums(now time.Time) (reqs, retries int) {
 	return reqs, retries
 }
 
-// Request records a request (a first attempt) at now.
-func (b *RetryBudget) Request(now time.Time) {
+// request records a request (a first attempt) at now.
+func (b *retryBudget) request(now time.Time) {
 	b.mu.Lock()
 	b.slot(now).reqs++
 	b.mu.Unlock()
 }
 
-// TryRetry withdraws a retry at now and says whether the budget allowed it.
-func (b *RetryBudget) TryRetry(now time.Time) bool {
+// tryRetry withdraws a retry at now and says whether the budget allowed it.
+func (b *retryBudget) tryRetry(now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	reqs, retries := b.sums(now)
@@ -77,8 +77,8 @@ func (b *RetryBudget) TryRetry(now time.Time) bool {
 	return true
 }
 
-// Window returns the requests and retries counted in the window ending at now.
-func (b *RetryBudget) Window(now time.Time) (requests, retries int) {
+// window returns the requests and retries counted in the window ending at now.
+func (b *retryBudget) window(now time.Time) (requests, retries int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.sums(now)

@@ -101,18 +101,18 @@ func TestRetryable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := retryable(RetrySmart, true, &tt.de); got != tt.smart {
+			if got := retryable(retrySmart, true, &tt.de); got != tt.smart {
 				t.Errorf("smart = %v, want %v", got, tt.smart)
 			}
-			if got := retryable(RetryNaive, true, &tt.de); got != tt.naive {
+			if got := retryable(retryNaive, true, &tt.de); got != tt.naive {
 				t.Errorf("naive = %v, want %v", got, tt.naive)
 			}
-			if retryable(RetryOff, true, &tt.de) && tt.de.Kind != KindUnavailable {
+			if retryable(retryOff, true, &tt.de) && tt.de.Kind != KindUnavailable {
 				t.Error("off mode retries")
 			}
 		})
 	}
-	if retryable(RetrySmart, false, &DepError{Kind: KindTimeout}) {
+	if retryable(retrySmart, false, &DepError{Kind: KindTimeout}) {
 		t.Error("smart mode with --retry-timeouts off retries a timeout")
 	}
 }
@@ -150,20 +150,20 @@ func TestClientRetryDecisions(t *testing.T) {
 		kind     ErrKind // 0: success
 		backpr   bool
 	}{
-		{"smart retries a 502", RetrySmart, []answer{answer502, okAnswer}, 2, 0, false},
-		{"smart retries a plain 503", RetrySmart, []answer{answer503, okAnswer}, 2, 0, false},
-		{"smart retries a connRefused connection up to --retries", RetrySmart, []answer{connRefused}, 3, KindUnavailable, false},
-		{"smart never retries back pressure", RetrySmart, []answer{bpAnswer, okAnswer}, 1, KindStatus, true},
-		{"smart does not retry a 500", RetrySmart, []answer{answer500, okAnswer}, 1, KindStatus, false},
-		{"smart does not retry a 409", RetrySmart, []answer{answer409, okAnswer}, 1, KindStatus, false},
-		{"naive retries back pressure", RetryNaive, []answer{bpAnswer}, 3, KindStatus, true},
-		{"naive retries a 500", RetryNaive, []answer{answer500, answer500, okAnswer}, 3, 0, false},
-		{"off makes one attempt", RetryOff, []answer{answer502, okAnswer}, 1, KindStatus, false},
+		{"smart retries a 502", retrySmart, []answer{answer502, okAnswer}, 2, 0, false},
+		{"smart retries a plain 503", retrySmart, []answer{answer503, okAnswer}, 2, 0, false},
+		{"smart retries a connRefused connection up to --retries", retrySmart, []answer{connRefused}, 3, KindUnavailable, false},
+		{"smart never retries back pressure", retrySmart, []answer{bpAnswer, okAnswer}, 1, KindStatus, true},
+		{"smart does not retry a 500", retrySmart, []answer{answer500, okAnswer}, 1, KindStatus, false},
+		{"smart does not retry a 409", retrySmart, []answer{answer409, okAnswer}, 1, KindStatus, false},
+		{"naive retries back pressure", retryNaive, []answer{bpAnswer}, 3, KindStatus, true},
+		{"naive retries a 500", retryNaive, []answer{answer500, answer500, okAnswer}, 3, 0, false},
+		{"off makes one attempt", retryOff, []answer{answer502, okAnswer}, 1, KindStatus, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ft := &fakeTransport{script: tt.script}
-			c, err := New("dep", []string{"a:1", "b:1"}, time.Second, WithConfig(quickConfig(tt.mode, 2)), WithTransport(ft))
+			c, err := New("dep", []string{"a:1", "b:1"}, time.Second, WithConfig(quickConfig(tt.mode, 2)), withTransport(ft))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,8 +174,8 @@ func TestClientRetryDecisions(t *testing.T) {
 			if ft.count() != tt.attempts {
 				t.Errorf("attempts = %d, want %d", ft.count(), tt.attempts)
 			}
-			if IsBackpressure(err) != tt.backpr {
-				t.Errorf("IsBackpressure = %v, want %v", IsBackpressure(err), tt.backpr)
+			if isBackpressure(err) != tt.backpr {
+				t.Errorf("IsBackpressure = %v, want %v", isBackpressure(err), tt.backpr)
 			}
 			var de *DepError
 			if errors.As(err, &de) && de.Attempts != tt.attempts {
@@ -190,7 +190,7 @@ func TestClientRetryDecisions(t *testing.T) {
 
 func TestClientRetryGoesToAnotherReplica(t *testing.T) {
 	ft := &fakeTransport{script: []answer{answer502, okAnswer}}
-	c, _ := New("dep", []string{"a:1", "b:1", "c:1"}, time.Second, WithConfig(quickConfig(RetrySmart, 2)), WithTransport(ft))
+	c, _ := New("dep", []string{"a:1", "b:1", "c:1"}, time.Second, WithConfig(quickConfig(retrySmart, 2)), withTransport(ft))
 	for range 6 {
 		ft.n = 0
 		if err := c.GetJSON(context.Background(), "/x", nil); err != nil {
@@ -213,9 +213,9 @@ func TestClientRetryBudgetBoundsAmplification(t *testing.T) {
 		maxLoad int // attempts for 200 calls
 		minLoad int
 	}{
-		{RetrySmart, 0.1, 220, 200},
-		{RetrySmart, 0, 600, 600}, // no budget: every call retries twice
-		{RetryNaive, 0.1, 600, 600},
+		{retrySmart, 0.1, 220, 200},
+		{retrySmart, 0, 600, 600}, // no budget: every call retries twice
+		{retryNaive, 0.1, 600, 600},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mode, func(t *testing.T) {
@@ -223,7 +223,7 @@ func TestClientRetryBudgetBoundsAmplification(t *testing.T) {
 			cfg.RetryBudget, cfg.RetryBudgetMin = tt.budget, 0
 			ft := &fakeTransport{script: []answer{answer502}}
 			reg := prometheus.NewRegistry()
-			c, _ := New("ledger", []string{"a:1"}, time.Second, WithConfig(cfg), WithTransport(ft), WithRegisterer(reg))
+			c, _ := New("ledger", []string{"a:1"}, time.Second, WithConfig(cfg), withTransport(ft), WithRegisterer(reg))
 			for range 200 {
 				_ = c.GetJSON(context.Background(), "/x", nil)
 			}
@@ -235,7 +235,7 @@ func TestClientRetryBudgetBoundsAmplification(t *testing.T) {
 			if int(retries)+200 != ft.count() {
 				t.Errorf("platform_client_retries_total = %g, want attempts-calls = %d", retries, ft.count()-200)
 			}
-			if tt.mode == RetrySmart && tt.budget > 0 && denied < 100 {
+			if tt.mode == retrySmart && tt.budget > 0 && denied < 100 {
 				t.Errorf("platform_client_retries_denied_total = %g, want most retries denied", denied)
 			}
 		})
@@ -260,10 +260,10 @@ func TestClientDeadlinePropagation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := quickConfig(RetryOff, 0)
+			cfg := quickConfig(retryOff, 0)
 			cfg.PropagateDeadline = tt.propagate
 			ft := &fakeTransport{script: []answer{okAnswer}}
-			c, _ := New("dep", []string{"a:1"}, time.Second, WithConfig(cfg), WithTransport(ft))
+			c, _ := New("dep", []string{"a:1"}, time.Second, WithConfig(cfg), withTransport(ft))
 			ctx := context.Background()
 			if tt.budget > 0 {
 				var cancel context.CancelFunc
@@ -290,7 +290,7 @@ func TestClientDeadlinePropagation(t *testing.T) {
 
 func TestClientNeverStartsWithoutBudget(t *testing.T) {
 	ft := &fakeTransport{script: []answer{okAnswer}}
-	c, _ := New("dep", []string{"a:1"}, time.Second, WithConfig(quickConfig(RetrySmart, 2)), WithTransport(ft))
+	c, _ := New("dep", []string{"a:1"}, time.Second, WithConfig(quickConfig(retrySmart, 2)), withTransport(ft))
 	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
 	defer cancel()
 	err := c.GetJSON(ctx, "/x", nil)
@@ -298,9 +298,9 @@ func TestClientNeverStartsWithoutBudget(t *testing.T) {
 		t.Errorf("expired deadline: kind %v, %d attempts; want deadline, 0", KindOf(err), ft.count())
 	}
 	// with propagation off the call is made (and counts as wasted work downstream)
-	cfg := quickConfig(RetrySmart, 2)
+	cfg := quickConfig(retrySmart, 2)
 	cfg.PropagateDeadline = false
-	c, _ = New("dep", []string{"a:1"}, time.Second, WithConfig(cfg), WithTransport(ft))
+	c, _ = New("dep", []string{"a:1"}, time.Second, WithConfig(cfg), withTransport(ft))
 	_ = c.GetJSON(context.WithoutCancel(ctx), "/x", nil)
 	if ft.count() != 1 {
 		t.Errorf("propagation off: %d attempts, want 1", ft.count())

@@ -9,15 +9,15 @@ import (
 	"github.com/chaosrun/chaosrun/targets/platform"
 )
 
-// BulkheadResize is the JSON body of PUT /admin/bulkheads/{name}.
-type BulkheadResize struct {
+// bulkheadResize is the JSON body of PUT /admin/bulkheads/{name}.
+type bulkheadResize struct {
 	Limit int `json:"limit"`
 	// Reservations replaces a soft bulkhead's per-key reservations (optional).
 	Reservations map[string]int `json:"reservations,omitempty"`
 }
 
-// BulkheadInfo is one bulkhead in GET /admin/bulkheads.
-type BulkheadInfo struct {
+// bulkheadInfo is one bulkhead in GET /admin/bulkheads.
+type bulkheadInfo struct {
 	Name         string         `json:"name"`
 	Limit        int            `json:"limit"`
 	Inflight     int            `json:"inflight"`
@@ -50,7 +50,7 @@ func (s *Server) adminOnly(h http.Handler) http.Handler {
 }
 
 func (s *Server) getQuotas(w http.ResponseWriter, _ *http.Request) {
-	platform.WriteJSON(w, http.StatusOK, s.quotas.Config())
+	platform.WriteJSON(w, http.StatusOK, s.quotas.config())
 }
 
 func (s *Server) putQuotas(w http.ResponseWriter, r *http.Request) {
@@ -60,28 +60,28 @@ func (s *Server) putQuotas(w http.ResponseWriter, r *http.Request) {
 			fmt.Sprintf(`%s: PUT /admin/quotas: %v; want {"default": RATE, "callers": {"NAME": RATE}}`, s.name, err))
 		return
 	}
-	if err := s.quotas.SetConfig(cfg); err != nil {
+	if err := s.quotas.setConfig(cfg); err != nil {
 		platform.WriteError(w, http.StatusBadRequest, "bad-request", fmt.Sprintf("%s: PUT /admin/quotas: %v", s.name, err))
 		return
 	}
 	s.log.Info("quotas changed", "target", s.name, "default", cfg.Default, "callers", QuotaFlag(cfg.Callers).String())
-	platform.WriteJSON(w, http.StatusOK, s.quotas.Config())
+	platform.WriteJSON(w, http.StatusOK, s.quotas.config())
 }
 
-func (s *Server) bulkheadInfo(b Resizable) BulkheadInfo {
-	info := BulkheadInfo{Name: b.Name(), Limit: b.Limit()}
+func (s *Server) bulkheadInfo(b resizable) bulkheadInfo {
+	info := bulkheadInfo{Name: b.Name(), Limit: b.Limit()}
 	switch v := b.(type) {
 	case *Bulkhead:
-		info.Inflight, info.Mode = v.Inflight(), v.Mode().String()
-	case *SoftBulkhead:
-		info.Inflight, info.Mode, info.Reservations = v.Inflight(), "soft-"+v.mode.String(), v.Reservations()
+		info.Inflight, info.Mode = v.inUse(), v.bulkMode().String()
+	case *softBulkhead:
+		info.Inflight, info.Mode, info.Reservations = v.inUse(), "soft-"+v.mode.String(), v.reservations()
 	}
 	return info
 }
 
 func (s *Server) getBulkheads(w http.ResponseWriter, _ *http.Request) {
-	set := &s.metrics.ext().bulkheads
-	out := []BulkheadInfo{}
+	set := &s.metrics.server.bulkheads
+	out := []bulkheadInfo{}
 	for _, n := range set.names() {
 		if b, ok := set.get(n); ok {
 			out = append(out, s.bulkheadInfo(b))
@@ -92,27 +92,27 @@ func (s *Server) getBulkheads(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Server) putBulkhead(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	set := &s.metrics.ext().bulkheads
+	set := &s.metrics.server.bulkheads
 	b, ok := set.get(name)
 	if !ok {
 		platform.WriteError(w, http.StatusNotFound, "not-found",
 			fmt.Sprintf("%s: no bulkhead %q; known: %s", s.name, name, strings.Join(set.names(), ", ")))
 		return
 	}
-	var in BulkheadResize
+	var in bulkheadResize
 	if err := platform.DecodeJSON(w, r, &in); err != nil {
 		platform.WriteError(w, http.StatusBadRequest, "bad-request", fmt.Sprintf(`%s: PUT /admin/bulkheads/%s: %v; want {"limit": N}`, s.name, name, err))
 		return
 	}
 	var err error
 	switch v := b.(type) {
-	case *SoftBulkhead:
-		err = v.Resize(in.Limit, in.Reservations)
+	case *softBulkhead:
+		err = v.resize(in.Limit, in.Reservations)
 	default:
 		if in.Reservations != nil {
 			err = fmt.Errorf("bulkhead %s is not soft: it has no reservations", name)
 		} else {
-			err = b.SetLimit(in.Limit)
+			err = b.setLimit(in.Limit)
 		}
 	}
 	if err != nil {

@@ -30,7 +30,7 @@ type decisionCounters struct {
 	wasted                                                                    prometheus.Counter
 }
 
-func newDecisionCounters(x *ServerMetrics) decisionCounters {
+func newDecisionCounters(x *admissionMetrics) decisionCounters {
 	c := func(stage, decision string) prometheus.Counter { return x.Decisions.WithLabelValues(stage, decision) }
 	return decisionCounters{
 		deadlineNone: c(stageDeadline, "none"), deadlineOK: c(stageDeadline, "in-time"),
@@ -49,8 +49,8 @@ func newDecisionCounters(x *ServerMetrics) decisionCounters {
 }
 
 // poolObserver mirrors the pool's state in gauges after each decision.
-func poolObserver(x *ServerMetrics) func(*Pool) {
-	return func(p *Pool) {
+func poolObserver(x *admissionMetrics) func(*pool) {
+	return func(p *pool) {
 		st := p.stateLocked()
 		x.QueueLength.Set(float64(st.Queued))
 		x.Overloaded.Set(b2f(st.Overloaded))
@@ -77,12 +77,12 @@ func otherMode(m QueueMode) QueueMode {
 // the API's bulkhead, the worker pool's queue, the deadline again at start.
 func (s *Server) admit(route string, h http.Handler, opts RouteOptions) http.Handler {
 	m := s.metrics
-	dur := m.RequestDuration.WithLabelValues(route)
+	dur := m.requestDuration.WithLabelValues(route)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := s.cfg.Clock()
 		rec := &statusRecorder{ResponseWriter: w, code: http.StatusOK}
 		defer func() {
-			m.Requests.WithLabelValues(route, strconv.Itoa(rec.code)).Inc()
+			m.requests.WithLabelValues(route, strconv.Itoa(rec.code)).Inc()
 			dur.Observe(s.cfg.Clock().Sub(start).Seconds())
 		}()
 		ctx := r.Context()
@@ -100,7 +100,7 @@ func (s *Server) admit(route string, h http.Handler, opts RouteOptions) http.Han
 			ctx, cancel = platform.WithCallerDeadline(ctx, at, s.cfg.Deadlines)
 			defer cancel()
 			r = r.WithContext(ctx)
-			if s.cfg.Deadlines && platform.Expired(at, start) {
+			if s.cfg.Deadlines && expired(at, start) {
 				s.dec.deadlineArrival.Inc()
 				s.reject(rec, http.StatusGatewayTimeout, platform.ReasonDeadline,
 					fmt.Sprintf("%s: the caller's deadline (%s %s) had passed on arrival", s.name, platform.HeaderDeadline, v))
@@ -112,7 +112,7 @@ func (s *Server) admit(route string, h http.Handler, opts RouteOptions) http.Han
 
 		// 2. The caller's quota.
 		if s.cfg.Quotas {
-			d := s.quotas.Check(ctx, r.Header.Get(platform.HeaderCaller))
+			d := s.quotas.check(ctx, r.Header.Get(platform.HeaderCaller))
 			s.countQuota(d)
 			if !d.Allowed {
 				rec.Header().Set(platform.HeaderRetryAfter, retryAfterSeconds(d.RetryAfter))
@@ -126,18 +126,18 @@ func (s *Server) admit(route string, h http.Handler, opts RouteOptions) http.Han
 
 		// 3. The API's bulkhead.
 		if opts.Bulkhead != nil {
-			rel, d := opts.Bulkhead.AcquireFor(r.Header.Get(platform.HeaderCriticality) == platform.CriticalitySheddable)
+			rel, d := opts.Bulkhead.acquireFor(r.Header.Get(platform.HeaderCriticality) == platform.CriticalitySheddable)
 			switch d {
-			case Admitted:
+			case admitted:
 				s.dec.bulkAdmit.Inc()
-			case WouldReject:
+			case wouldReject:
 				s.dec.bulkWould.Inc()
-			case Shed:
+			case shed:
 				s.dec.bulkShed.Inc()
-			case Rejected:
+			case rejected:
 				s.dec.bulkReject.Inc()
 			}
-			if !d.Ok() {
+			if !d.ok() {
 				s.reject(rec, http.StatusServiceUnavailable, platform.ReasonBulkhead,
 					fmt.Sprintf("%s: bulkhead %s: %s", s.name, opts.Bulkhead.Name(), d))
 				return
@@ -146,8 +146,8 @@ func (s *Server) admit(route string, h http.Handler, opts RouteOptions) http.Han
 		}
 
 		// 4. A worker, through the queue.
-		release, waited, err := s.workers.Acquire(ctx)
-		m.QueueWait.Observe(waited.Seconds())
+		release, waited, err := s.workers.acquire(ctx)
+		m.queueWait.Observe(waited.Seconds())
 		if err != nil {
 			s.queueRefused(rec, err, ctx, deadline)
 			return
@@ -161,7 +161,7 @@ func (s *Server) admit(route string, h http.Handler, opts RouteOptions) http.Han
 
 		// 5. The deadline again, as the work starts.
 		if !deadline.IsZero() {
-			if platform.Expired(deadline, s.cfg.Clock()) {
+			if expired(deadline, s.cfg.Clock()) {
 				if s.cfg.Deadlines {
 					s.dec.deadlineQueued.Inc()
 					s.reject(rec, http.StatusGatewayTimeout, platform.ReasonDeadline,
@@ -174,8 +174,8 @@ func (s *Server) admit(route string, h http.Handler, opts RouteOptions) http.Han
 				s.dec.deadlineOK.Inc()
 			}
 		}
-		m.Inflight.Inc()
-		defer m.Inflight.Dec()
+		m.inflight.Inc()
+		defer m.inflight.Dec()
 		h.ServeHTTP(rec, r)
 	})
 }
@@ -183,31 +183,31 @@ func (s *Server) admit(route string, h http.Handler, opts RouteOptions) http.Han
 // queueRefused answers a request the pool gave no worker.
 func (s *Server) queueRefused(w http.ResponseWriter, err error, ctx context.Context, deadline time.Time) {
 	switch {
-	case errors.Is(err, ErrCodel):
+	case errors.Is(err, errCodel):
 		s.dec.queueCodel.Inc()
 		s.reject(w, http.StatusServiceUnavailable, platform.ReasonCodel, fmt.Sprintf("%s: %v", s.name, err))
-	case errors.Is(err, ErrBackpressure):
+	case errors.Is(err, errBackpressure):
 		s.dec.queueBP.Inc()
 		w.Header().Set(platform.HeaderBackpressure, "1")
 		w.Header().Set(platform.HeaderRetryAfter, "1")
 		s.reject(w, http.StatusServiceUnavailable, platform.ReasonBackpressure,
 			fmt.Sprintf("%s: queue overloaded; back off and retry after 1s", s.name))
-	case errors.Is(err, ErrQueueFull):
+	case errors.Is(err, errQueueFull):
 		s.dec.queueFull.Inc()
 		s.reject(w, http.StatusServiceUnavailable, platform.ReasonQueueFull,
-			fmt.Sprintf("%s: all %d workers busy and %d requests queued", s.name, s.workers.Size(), s.cfg.QueueLength))
-	case errors.Is(err, ErrQueueTimeout):
+			fmt.Sprintf("%s: all %d workers busy and %d requests queued", s.name, s.workers.size(), s.cfg.QueueLength))
+	case errors.Is(err, errQueueTimeout):
 		s.dec.queueTimeout.Inc()
 		s.reject(w, http.StatusServiceUnavailable, platform.ReasonQueueTimeout,
-			fmt.Sprintf("%s: all %d workers busy for %s", s.name, s.workers.Size(), s.cfg.QueueTimeout))
+			fmt.Sprintf("%s: all %d workers busy for %s", s.name, s.workers.size(), s.cfg.QueueTimeout))
 	case s.cfg.Deadlines && !deadline.IsZero() && errors.Is(err, context.DeadlineExceeded) &&
-		errors.Is(context.Cause(ctx), context.DeadlineExceeded) && platform.Expired(deadline, s.cfg.Clock()):
+		errors.Is(context.Cause(ctx), context.DeadlineExceeded) && expired(deadline, s.cfg.Clock()):
 		s.dec.queueDeadline.Inc()
 		s.reject(w, http.StatusGatewayTimeout, platform.ReasonDeadline,
 			fmt.Sprintf("%s: the caller's deadline passed while queued", s.name))
 	default: // the caller went away while queued; nobody reads an answer
 		s.dec.queueCanceled.Inc()
-		s.metrics.Rejected.WithLabelValues("canceled").Inc()
+		s.metrics.rejected.WithLabelValues("canceled").Inc()
 		if rec, ok := w.(*statusRecorder); ok {
 			rec.code = 499
 		}
@@ -216,15 +216,15 @@ func (s *Server) queueRefused(w http.ResponseWriter, err error, ctx context.Cont
 
 // reject counts a drop by reason and answers it.
 func (s *Server) reject(w http.ResponseWriter, status int, reason, msg string) {
-	s.metrics.Rejected.WithLabelValues(reason).Inc()
+	s.metrics.rejected.WithLabelValues(reason).Inc()
 	platform.WriteError(w, status, reason, msg)
 }
 
-func (s *Server) countQuota(d QuotaDecision) {
+func (s *Server) countQuota(d quotaDecision) {
 	switch {
 	case d.Err != nil:
 		s.dec.quotaError.Inc()
-		s.metrics.ext().QuotaErrors.Inc()
+		s.metrics.server.QuotaErrors.Inc()
 		s.log.Warn("quota counter failed; request let through", "target", s.name, "err", d.Err)
 	case d.Allowed:
 		s.dec.quotaAdmit.Inc()
@@ -233,14 +233,14 @@ func (s *Server) countQuota(d QuotaDecision) {
 	}
 	if d.Rate > 0 {
 		label := "other"
-		if s.quotas.Listed(d.Caller) {
+		if s.quotas.listed(d.Caller) {
 			label = d.Caller
 		}
 		decision := "admit"
 		if !d.Allowed {
 			decision = "reject"
 		}
-		s.metrics.ext().QuotaDecisions.WithLabelValues(label, decision).Inc()
+		s.metrics.server.QuotaDecisions.WithLabelValues(label, decision).Inc()
 	}
 }
 
@@ -249,3 +249,7 @@ func retryAfterSeconds(d time.Duration) string {
 	secs := int64((d + time.Second - 1) / time.Second)
 	return strconv.FormatInt(max(secs, 1), 10)
 }
+
+// expired says whether work starting at now is past the deadline at (the
+// decision "fail before starting" with deadlines on, "wasted work" with them off).
+func expired(at, now time.Time) bool { return !now.Before(at) }

@@ -89,8 +89,8 @@ func TestDeadlines(t *testing.T) {
 			entered := make(chan struct{}, 4)
 			s.HandleFunc("GET /work", func(w http.ResponseWriter, r *http.Request) {
 				ran.Add(1)
-				b, ok := platform.RemainingBudget(r.Context())
-				budget.Store(map[bool]int64{true: b.Milliseconds(), false: -1}[ok])
+				dl, ok := r.Context().Deadline()
+				budget.Store(map[bool]int64{true: time.Until(dl).Milliseconds(), false: -1}[ok])
 				cb, ok := platform.CallerBudget(r.Context())
 				callerBudget.Store(map[bool]int64{true: cb.Milliseconds(), false: -1}[ok])
 				_, _ = io.WriteString(w, "ok")
@@ -107,7 +107,7 @@ func TestDeadlines(t *testing.T) {
 				t.Fatalf("in-time request: %d %s", r.code, r.raw)
 			}
 			if b := budget.Load(); on && (b < 4000 || b > 5000) || !on && b != -1 {
-				t.Errorf("RemainingBudget in handler = %dms, want ~5000 when on, none (-1) when off", b)
+				t.Errorf("context deadline in handler = %dms, want ~5000 when on, none (-1) when off", b)
 			}
 			if cb := callerBudget.Load(); cb < 4000 || cb > 5000 {
 				t.Errorf("CallerBudget in handler = %dms, want ~5000 either way", cb)
@@ -188,9 +188,9 @@ func TestServerCodelAndBackpressure(t *testing.T) {
 		})
 	}
 	waitQueued := func(n int) {
-		for deadline := time.Now().Add(5 * time.Second); s.Workers().State().Queued != n; {
+		for deadline := time.Now().Add(5 * time.Second); s.workers.state().Queued != n; {
 			if time.Now().After(deadline) {
-				t.Fatalf("queue length %d, want %d", s.Workers().State().Queued, n)
+				t.Fatalf("queue length %d, want %d", s.workers.state().Queued, n)
 			}
 			time.Sleep(time.Millisecond)
 		}
@@ -268,7 +268,7 @@ func TestServerFIFOQueueFull(t *testing.T) {
 	wg.Go(func() { do(t, "GET", ts.URL+"/x", nil, nil) })
 	<-entered
 	wg.Go(func() { do(t, "GET", ts.URL+"/x", nil, nil) })
-	for s.Workers().State().Queued != 1 {
+	for s.workers.state().Queued != 1 {
 		time.Sleep(time.Millisecond)
 	}
 	r := do(t, "GET", ts.URL+"/x", nil, nil)
@@ -376,7 +376,7 @@ func TestAPIBulkheadAndResize(t *testing.T) {
 	if r := do(t, "GET", ts.URL+"/list", nil, nil); r.code != 503 || r.reason != platform.ReasonBulkhead || !strings.Contains(r.body.Error, "list") {
 		t.Errorf("second call over limit 1: %d %q %q, want 503 bulkhead naming list", r.code, r.reason, r.body.Error)
 	}
-	if r := do(t, "PUT", ts.URL+"/admin/bulkheads/list", nil, BulkheadResize{Limit: 2}); r.code != 200 {
+	if r := do(t, "PUT", ts.URL+"/admin/bulkheads/list", nil, bulkheadResize{Limit: 2}); r.code != 200 {
 		t.Fatalf("resize: %d %s", r.code, r.raw)
 	}
 	wg.Go(func() { do(t, "GET", ts.URL+"/list", nil, nil) })
@@ -391,8 +391,8 @@ func TestAPIBulkheadAndResize(t *testing.T) {
 		code int
 		want string
 	}{
-		{"/admin/bulkheads/nope", BulkheadResize{Limit: 2}, 404, "known: list"},
-		{"/admin/bulkheads/list", BulkheadResize{Limit: 0}, 400, "at least 1"},
+		{"/admin/bulkheads/nope", bulkheadResize{Limit: 2}, 404, "known: list"},
+		{"/admin/bulkheads/list", bulkheadResize{Limit: 0}, 400, "at least 1"},
 		{"/admin/bulkheads/list", map[string]any{"limit": 2, "extra": 1}, 400, "unknown field"},
 	} {
 		if r := do(t, "PUT", ts.URL+tc.path, nil, tc.body); r.code != tc.code || !strings.Contains(r.body.Error, tc.want) {

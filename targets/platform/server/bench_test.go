@@ -64,20 +64,20 @@ func BenchmarkServerPath(b *testing.B) {
 		benchServe(b, s.Handler(), map[string]string{platform.HeaderDeadline: "60000", platform.HeaderCaller: "bench", platform.HeaderCriticality: platform.CriticalityDefault})
 	})
 	b.Run("pool-acquire-release-codel", func(b *testing.B) {
-		p := NewPool(PoolConfig{Mode: QueueCodel, Workers: 64, QueueTimeout: time.Second, Backpressure: true, Watermark: 64}, nil)
+		p := newPool(poolConfig{Mode: QueueCodel, Workers: 64, QueueTimeout: time.Second, Backpressure: true, Watermark: 64}, nil)
 		ctx := context.Background()
 		b.ReportAllocs()
 		for b.Loop() {
-			rel, _, _ := p.Acquire(ctx)
+			rel, _, _ := p.acquire(ctx)
 			rel()
 		}
 	})
 	b.Run("local-quota-take", func(b *testing.B) {
-		q := NewLocalQuota(nil)
+		q := newLocalQuota(nil)
 		ctx := context.Background()
 		b.ReportAllocs()
 		for b.Loop() {
-			_, _, _ = q.Take(ctx, "bench", 1e12, 1<<30)
+			_, _, _ = q.take(ctx, "bench", 1e12, 1<<30)
 		}
 	})
 }

@@ -44,68 +44,67 @@ func ParseBulkheadMode(s string) (BulkheadMode, error) {
 	return 0, fmt.Errorf("bulkhead mode %q: want hard, observe or off", s)
 }
 
-// BulkheadDecision is what a bulkhead did with one call.
-type BulkheadDecision int
+// bulkheadDecision is what a bulkhead did with one call.
+type bulkheadDecision int
 
 // Bulkhead decisions.
 const (
-	// Admitted: within the limit (or the bulkhead is off).
-	Admitted BulkheadDecision = iota
-	// Rejected: the limit is reached.
-	Rejected
-	// Shed: a droppable call above the shedding threshold.
-	Shed
-	// WouldReject: observe mode admitted a call hard mode would have refused.
-	WouldReject
+	// admitted: within the limit (or the bulkhead is off).
+	admitted bulkheadDecision = iota
+	// rejected: the limit is reached.
+	rejected
+	// shed: a droppable call above the shedding threshold.
+	shed
+	// wouldReject: observe mode admitted a call hard mode would have refused.
+	wouldReject
 )
 
-func (d BulkheadDecision) String() string {
+func (d bulkheadDecision) String() string {
 	return [...]string{"admit", "reject", "shed", "would-reject"}[d]
 }
 
-// Ok says whether the call may go ahead.
-func (d BulkheadDecision) Ok() bool { return d == Admitted || d == WouldReject }
+// ok says whether the call may go ahead.
+func (d bulkheadDecision) ok() bool { return d == admitted || d == wouldReject }
 
-// Admit is the hard bulkhead's decision: may a call start with inflight calls running?
-func Admit(enabled bool, limit, inflight int) bool {
+// admitHard is the hard bulkhead's decision: may a call start with inflight calls running?
+func admitHard(enabled bool, limit, inflight int) bool {
 	return !enabled || inflight < limit
 }
 
-// ShedLimit is how many calls may run before droppable ones are shed:
+// shedLimit is how many calls may run before droppable ones are shed:
 // above × limit, rounded down, at least 1 (above ≤ 0 or ≥ 1: the limit itself).
-func ShedLimit(limit int, above float64) int {
+func shedLimit(limit int, above float64) int {
 	if above <= 0 || above >= 1 {
 		return limit
 	}
 	return max(1, int(above*float64(limit)))
 }
 
-// Decide is a bulkhead's decision for one call given the calls in flight:
+// decide is a bulkhead's decision for one call given the calls in flight:
 // admitted (fits) is what the hard limit says; droppable calls are also
 // measured against the shedding limit.
-func Decide(mode BulkheadMode, fits bool, inflight, shedLimit int, droppable bool) BulkheadDecision {
-	d := Admitted
+func decide(mode BulkheadMode, fits bool, inflight, shedLimit int, droppable bool) bulkheadDecision {
+	d := admitted
 	switch {
 	case mode == BulkheadOff:
-		return Admitted
+		return admitted
 	case !fits:
-		d = Rejected
+		d = rejected
 	case droppable && inflight >= shedLimit:
-		d = Shed
+		d = shed
 	}
-	if d != Admitted && mode == BulkheadObserve {
-		return WouldReject
+	if d != admitted && mode == BulkheadObserve {
+		return wouldReject
 	}
 	return d
 }
 
-// ConcurrencyLimit is a bulkhead one kind of call goes through: a *Bulkhead,
-// or one key's share of a *SoftBulkhead.
+// ConcurrencyLimit is the bulkhead one kind of call goes through (a *Bulkhead).
 type ConcurrencyLimit interface {
 	// Name names the bulkhead (and key) in answers and metrics.
 	Name() string
-	// AcquireFor takes a permit; release is nil unless d.Ok().
-	AcquireFor(droppable bool) (release func(), d BulkheadDecision)
+	// acquireFor takes a permit; release is nil unless d.ok().
+	acquireFor(droppable bool) (release func(), d bulkheadDecision)
 }
 
 // Bulkhead limits concurrent calls to one API or dependency. It never waits:
@@ -141,7 +140,7 @@ func NewBulkheadMode(name string, limit int, mode BulkheadMode, shedAbove float6
 	b.met = newBulkheadMetrics(m, name)
 	b.met.limit(b.limit)
 	if m != nil {
-		m.ext().bulkheads.add(b)
+		m.server.bulkheads.add(b)
 	}
 	return b
 }
@@ -149,8 +148,8 @@ func NewBulkheadMode(name string, limit int, mode BulkheadMode, shedAbove float6
 // Name is the bulkhead's name (its metrics label).
 func (b *Bulkhead) Name() string { return b.name }
 
-// Mode is the bulkhead's mode.
-func (b *Bulkhead) Mode() BulkheadMode { return b.mode }
+// bulkMode is the bulkhead's mode.
+func (b *Bulkhead) bulkMode() BulkheadMode { return b.mode }
 
 // Limit is the most concurrent calls admitted in hard mode.
 func (b *Bulkhead) Limit() int {
@@ -159,8 +158,8 @@ func (b *Bulkhead) Limit() int {
 	return b.limit
 }
 
-// SetLimit resizes the bulkhead; calls in flight above a smaller limit finish.
-func (b *Bulkhead) SetLimit(n int) error {
+// setLimit resizes the bulkhead; calls in flight above a smaller limit finish.
+func (b *Bulkhead) setLimit(n int) error {
 	if n < 1 {
 		return fmt.Errorf("bulkhead %s: limit %d: must be at least 1", b.name, n)
 	}
@@ -171,11 +170,8 @@ func (b *Bulkhead) SetLimit(n int) error {
 	return nil
 }
 
-// Enabled says whether the bulkhead refuses calls beyond its limit.
-func (b *Bulkhead) Enabled() bool { return b.mode == BulkheadHard }
-
-// Inflight is the number of calls holding a permit now.
-func (b *Bulkhead) Inflight() int {
+// inUse is the number of calls holding a permit now.
+func (b *Bulkhead) inUse() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.inflight
@@ -184,15 +180,15 @@ func (b *Bulkhead) Inflight() int {
 // TryAcquire takes a permit if one is free. On success it returns a release func
 // (extra calls do nothing) and true; when full it returns nil and false at once.
 func (b *Bulkhead) TryAcquire() (release func(), ok bool) {
-	rel, d := b.AcquireFor(false)
-	return rel, d.Ok()
+	rel, d := b.acquireFor(false)
+	return rel, d.ok()
 }
 
-// AcquireFor implements ConcurrencyLimit.
-func (b *Bulkhead) AcquireFor(droppable bool) (func(), BulkheadDecision) {
+// acquireFor implements ConcurrencyLimit.
+func (b *Bulkhead) acquireFor(droppable bool) (func(), bulkheadDecision) {
 	b.mu.Lock()
-	d := Decide(b.mode, b.inflight < b.limit, b.inflight, ShedLimit(b.limit, b.shed), droppable)
-	if !d.Ok() {
+	d := decide(b.mode, b.inflight < b.limit, b.inflight, shedLimit(b.limit, b.shed), droppable)
+	if !d.ok() {
 		b.mu.Unlock()
 		b.met.decided(d)
 		return nil, d
@@ -224,24 +220,24 @@ func newBulkheadMetrics(m *Metrics, name string) bulkheadMetrics {
 	if m == nil {
 		return bulkheadMetrics{}
 	}
-	x := m.ext()
+	x := m.server
 	bm := bulkheadMetrics{
-		gauge:    m.BulkInflight.WithLabelValues(name),
-		rejected: m.BulkRejected.WithLabelValues(name),
+		gauge:    m.bulkInflight.WithLabelValues(name),
+		rejected: m.bulkRejected.WithLabelValues(name),
 		limitG:   x.BulkLimit.WithLabelValues(name),
 	}
 	for d := range bm.decisions {
-		bm.decisions[d] = x.BulkDecisions.WithLabelValues(name, BulkheadDecision(d).String())
+		bm.decisions[d] = x.BulkDecisions.WithLabelValues(name, bulkheadDecision(d).String())
 	}
 	return bm
 }
 
-func (bm *bulkheadMetrics) decided(d BulkheadDecision) {
+func (bm *bulkheadMetrics) decided(d bulkheadDecision) {
 	if bm.gauge == nil {
 		return
 	}
 	bm.decisions[d].Inc()
-	if d == Rejected || d == Shed {
+	if d == rejected || d == shed {
 		bm.rejected.Inc()
 	}
 }

@@ -2,23 +2,22 @@ package server
 
 import (
 	"fmt"
-	"sort"
 	"sync"
 	"sync/atomic"
 )
 
-// SoftAdmit is the soft bulkhead's decision for a call of a key that has used
+// softAdmit is the soft bulkhead's decision for a call of a key that has used
 // of its reserved permits in flight: within its reservation, or in the shared
 // pool (limit minus all reservations) while sharedUsed of it is taken.
-func SoftAdmit(limit, reservedTotal, reserved, used, sharedUsed int) bool {
+func softAdmit(limit, reservedTotal, reserved, used, sharedUsed int) bool {
 	return used < reserved || sharedUsed < limit-reservedTotal
 }
 
-// SoftBulkhead is a bulkhead shared by several keys (APIs or dependencies):
+// softBulkhead is a bulkhead shared by several keys (APIs or dependencies):
 // each key has a reservation nobody else may use, and the rest of the limit is
 // a pool shared by all. Droppable calls are shed once shedAbove × limit calls
 // run. Limit and reservations can change at runtime.
-type SoftBulkhead struct {
+type softBulkhead struct {
 	name string
 	mode BulkheadMode
 	shed float64
@@ -35,32 +34,32 @@ type SoftBulkhead struct {
 	met map[string]*bulkheadMetrics
 }
 
-// NewSoftBulkhead returns a soft bulkhead named name with limit permits of
+// newSoftBulkhead returns a soft bulkhead named name with limit permits of
 // which reservations are set aside per key (their sum at most limit). With m
 // it is registered for PUT /admin/bulkheads/{name}.
-func NewSoftBulkhead(name string, limit int, reservations map[string]int, mode BulkheadMode, shedAbove float64, m *Metrics) (*SoftBulkhead, error) {
-	b := &SoftBulkhead{name: name, mode: mode, shed: shedAbove, used: map[string]int{}, m: m, met: map[string]*bulkheadMetrics{}}
-	if err := b.Resize(limit, reservations); err != nil {
+func newSoftBulkhead(name string, limit int, reservations map[string]int, mode BulkheadMode, shedAbove float64, m *Metrics) (*softBulkhead, error) {
+	b := &softBulkhead{name: name, mode: mode, shed: shedAbove, used: map[string]int{}, m: m, met: map[string]*bulkheadMetrics{}}
+	if err := b.resize(limit, reservations); err != nil {
 		return nil, err
 	}
 	if m != nil {
-		m.ext().bulkheads.add(b)
+		m.server.bulkheads.add(b)
 	}
 	return b, nil
 }
 
 // Name is the bulkhead's name.
-func (b *SoftBulkhead) Name() string { return b.name }
+func (b *softBulkhead) Name() string { return b.name }
 
 // Limit is the total permits.
-func (b *SoftBulkhead) Limit() int {
+func (b *softBulkhead) Limit() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.limit
 }
 
-// Reservations returns a copy of the per-key reservations.
-func (b *SoftBulkhead) Reservations() map[string]int {
+// reservations returns a copy of the per-key reservations.
+func (b *softBulkhead) reservations() map[string]int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := make(map[string]int, len(b.resv))
@@ -70,11 +69,11 @@ func (b *SoftBulkhead) Reservations() map[string]int {
 	return out
 }
 
-// SetLimit changes the total, keeping the reservations.
-func (b *SoftBulkhead) SetLimit(n int) error { return b.Resize(n, nil) }
+// setLimit changes the total, keeping the reservations.
+func (b *softBulkhead) setLimit(n int) error { return b.resize(n, nil) }
 
-// Resize sets the total and, when reservations is non-nil, replaces them.
-func (b *SoftBulkhead) Resize(limit int, reservations map[string]int) error {
+// resize sets the total and, when reservations is non-nil, replaces them.
+func (b *softBulkhead) resize(limit int, reservations map[string]int) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	resv := b.resv
@@ -105,22 +104,22 @@ func (b *SoftBulkhead) Resize(limit int, reservations map[string]int) error {
 	return nil
 }
 
-// Inflight is the calls holding a permit, all keys together.
-func (b *SoftBulkhead) Inflight() int {
+// inUse is the calls holding a permit, all keys together.
+func (b *softBulkhead) inUse() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.total
 }
 
-// InflightOf is key's calls holding a permit.
-func (b *SoftBulkhead) InflightOf(key string) int {
+// inflightOf is key's calls holding a permit.
+func (b *softBulkhead) inflightOf(key string) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.used[key]
 }
 
 // metricsFor returns key's series, labelled NAME/KEY (mu held).
-func (b *SoftBulkhead) metricsFor(key string) *bulkheadMetrics {
+func (b *softBulkhead) metricsFor(key string) *bulkheadMetrics {
 	bm := b.met[key]
 	if bm == nil {
 		v := newBulkheadMetrics(b.m, b.name+"/"+key)
@@ -131,14 +130,14 @@ func (b *SoftBulkhead) metricsFor(key string) *bulkheadMetrics {
 	return bm
 }
 
-// Acquire takes a permit for key.
-func (b *SoftBulkhead) Acquire(key string, droppable bool) (func(), BulkheadDecision) {
+// acquire takes a permit for key.
+func (b *softBulkhead) acquire(key string, droppable bool) (func(), bulkheadDecision) {
 	b.mu.Lock()
 	bm := b.metricsFor(key)
 	u := b.used[key]
-	fits := SoftAdmit(b.limit, b.resvTotal, b.resv[key], u, b.sharedUsed)
-	d := Decide(b.mode, fits, b.total, ShedLimit(b.limit, b.shed), droppable)
-	if !d.Ok() {
+	fits := softAdmit(b.limit, b.resvTotal, b.resv[key], u, b.sharedUsed)
+	d := decide(b.mode, fits, b.total, shedLimit(b.limit, b.shed), droppable)
+	if !d.ok() {
 		b.mu.Unlock()
 		bm.decided(d)
 		return nil, d
@@ -165,30 +164,4 @@ func (b *SoftBulkhead) Acquire(key string, droppable bool) (func(), BulkheadDeci
 		b.mu.Unlock()
 		bm.dec()
 	}, d
-}
-
-// For returns key's share of the bulkhead as a ConcurrencyLimit.
-func (b *SoftBulkhead) For(key string) ConcurrencyLimit { return softKey{b, key} }
-
-// Keys lists the keys with a reservation.
-func (b *SoftBulkhead) Keys() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	out := make([]string, 0, len(b.resv))
-	for k := range b.resv {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-type softKey struct {
-	b   *SoftBulkhead
-	key string
-}
-
-func (k softKey) Name() string { return k.b.name + "/" + k.key }
-
-func (k softKey) AcquireFor(droppable bool) (func(), BulkheadDecision) {
-	return k.b.Acquire(k.key, droppable)
 }

@@ -15,26 +15,26 @@ func TestDecide(t *testing.T) {
 		fits                bool
 		inflight, shedLimit int
 		droppable           bool
-		want                BulkheadDecision
+		want                bulkheadDecision
 	}{
-		{"hard fits", BulkheadHard, true, 3, 9, false, Admitted},
-		{"hard full", BulkheadHard, false, 10, 9, false, Rejected},
-		{"droppable below threshold", BulkheadHard, true, 8, 9, true, Admitted},
-		{"droppable at threshold is shed", BulkheadHard, true, 9, 9, true, Shed},
-		{"critical at threshold admitted", BulkheadHard, true, 9, 9, false, Admitted},
-		{"observe full would reject", BulkheadObserve, false, 10, 9, false, WouldReject},
-		{"observe shed would reject", BulkheadObserve, true, 9, 9, true, WouldReject},
-		{"off admits all", BulkheadOff, false, 1000, 9, true, Admitted},
+		{"hard fits", BulkheadHard, true, 3, 9, false, admitted},
+		{"hard full", BulkheadHard, false, 10, 9, false, rejected},
+		{"droppable below threshold", BulkheadHard, true, 8, 9, true, admitted},
+		{"droppable at threshold is shed", BulkheadHard, true, 9, 9, true, shed},
+		{"critical at threshold admitted", BulkheadHard, true, 9, 9, false, admitted},
+		{"observe full would reject", BulkheadObserve, false, 10, 9, false, wouldReject},
+		{"observe shed would reject", BulkheadObserve, true, 9, 9, true, wouldReject},
+		{"off admits all", BulkheadOff, false, 1000, 9, true, admitted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Decide(tt.mode, tt.fits, tt.inflight, tt.shedLimit, tt.droppable); got != tt.want {
+			if got := decide(tt.mode, tt.fits, tt.inflight, tt.shedLimit, tt.droppable); got != tt.want {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
 	}
-	if ShedLimit(10, 0.9) != 9 || ShedLimit(10, 0) != 10 || ShedLimit(1, 0.5) != 1 {
-		t.Errorf("ShedLimit: %d %d %d", ShedLimit(10, 0.9), ShedLimit(10, 0), ShedLimit(1, 0.5))
+	if shedLimit(10, 0.9) != 9 || shedLimit(10, 0) != 10 || shedLimit(1, 0.5) != 1 {
+		t.Errorf("ShedLimit: %d %d %d", shedLimit(10, 0.9), shedLimit(10, 0), shedLimit(1, 0.5))
 	}
 }
 
@@ -52,7 +52,7 @@ func TestSoftAdmit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := SoftAdmit(tt.limit, tt.resvTotal, tt.resv, tt.used, tt.sharedUsed); got != tt.want {
+			if got := softAdmit(tt.limit, tt.resvTotal, tt.resv, tt.used, tt.sharedUsed); got != tt.want {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
@@ -62,14 +62,14 @@ func TestSoftAdmit(t *testing.T) {
 // TestSoftBulkheadReservationsHold: a greedy key takes the whole shared pool,
 // yet every key still gets its reservation and no more.
 func TestSoftBulkheadReservationsHold(t *testing.T) {
-	b, err := NewSoftBulkhead("ledger", 8, map[string]int{"check": 2, "list": 2}, BulkheadHard, 0, NewMetrics())
+	b, err := newSoftBulkhead("ledger", 8, map[string]int{"check": 2, "list": 2}, BulkheadHard, 0, NewMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var rels []func()
 	take := func(key string, n int) (ok int) {
 		for range n {
-			if rel, d := b.Acquire(key, false); d.Ok() {
+			if rel, d := b.acquire(key, false); d.ok() {
 				ok++
 				rels = append(rels, rel)
 			}
@@ -85,17 +85,17 @@ func TestSoftBulkheadReservationsHold(t *testing.T) {
 	if got := take("check", 3); got != 2 {
 		t.Errorf("check got %d, want its reservation of 2", got)
 	}
-	if b.Inflight() != 8 {
-		t.Errorf("inflight %d, want 8 (the limit)", b.Inflight())
+	if b.inUse() != 8 {
+		t.Errorf("inflight %d, want 8 (the limit)", b.inUse())
 	}
 	for _, r := range rels {
 		r()
 		r()
 	}
-	if b.Inflight() != 0 || b.InflightOf("list") != 0 {
-		t.Errorf("inflight after release %d/%d, want 0", b.Inflight(), b.InflightOf("list"))
+	if b.inUse() != 0 || b.inflightOf("list") != 0 {
+		t.Errorf("inflight after release %d/%d, want 0", b.inUse(), b.inflightOf("list"))
 	}
-	if _, err := NewSoftBulkhead("x", 3, map[string]int{"a": 2, "b": 2}, BulkheadHard, 0, nil); err == nil {
+	if _, err := newSoftBulkhead("x", 3, map[string]int{"a": 2, "b": 2}, BulkheadHard, 0, nil); err == nil {
 		t.Error("reservations over the limit were accepted")
 	}
 }
@@ -106,7 +106,7 @@ func TestSoftBulkheadReservationsHold(t *testing.T) {
 func TestBulkheadsNeverExceededUnderLoad(t *testing.T) {
 	const goroutines, iters, maxLimit = 48, 300, 10
 	hard := NewBulkheadMode("hard", 6, BulkheadHard, 0, NewMetrics())
-	soft, err := NewSoftBulkhead("soft", 8, map[string]int{"a": 2, "b": 2}, BulkheadHard, 0, NewMetrics())
+	soft, err := newSoftBulkhead("soft", 8, map[string]int{"a": 2, "b": 2}, BulkheadHard, 0, NewMetrics())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,8 +123,8 @@ func TestBulkheadsNeverExceededUnderLoad(t *testing.T) {
 			default:
 			}
 			n := 4 + rng.IntN(maxLimit-3)
-			_ = hard.SetLimit(n)
-			_ = soft.SetLimit(n)
+			_ = hard.setLimit(n)
+			_ = soft.setLimit(n)
 			time.Sleep(200 * time.Microsecond)
 		}
 	})
@@ -136,12 +136,12 @@ func TestBulkheadsNeverExceededUnderLoad(t *testing.T) {
 				key = "a" // the only user of a: its reservation must always hold
 			}
 			for range iters {
-				for i, acq := range []func() (func(), BulkheadDecision){
-					func() (func(), BulkheadDecision) { return hard.AcquireFor(false) },
-					func() (func(), BulkheadDecision) { return soft.Acquire(key, false) },
+				for i, acq := range []func() (func(), bulkheadDecision){
+					func() (func(), bulkheadDecision) { return hard.acquireFor(false) },
+					func() (func(), bulkheadDecision) { return soft.acquire(key, false) },
 				} {
 					rel, d := acq()
-					if !d.Ok() {
+					if !d.ok() {
 						if i == 1 && key == "a" {
 							refusedA.Add(1)
 						}
@@ -168,8 +168,8 @@ func TestBulkheadsNeverExceededUnderLoad(t *testing.T) {
 	if n := refusedA.Load(); n != 0 {
 		t.Errorf("key a was refused %d times while holding at most 1 of its 2 reserved permits", n)
 	}
-	if hard.Inflight() != 0 || soft.Inflight() != 0 {
-		t.Errorf("in flight after the run: %d, %d", hard.Inflight(), soft.Inflight())
+	if hard.inUse() != 0 || soft.inUse() != 0 {
+		t.Errorf("in flight after the run: %d, %d", hard.inUse(), soft.inUse())
 	}
 }
 
@@ -183,7 +183,7 @@ func TestBulkheadResizeAtRuntime(t *testing.T) {
 		}
 		rels = append(rels, r)
 	}
-	if err := b.SetLimit(2); err != nil {
+	if err := b.setLimit(2); err != nil {
 		t.Fatal(err)
 	}
 	rels[0]()
@@ -196,7 +196,7 @@ func TestBulkheadResizeAtRuntime(t *testing.T) {
 	if !ok {
 		t.Error("refused with 1 in flight at limit 2")
 	}
-	if err := b.SetLimit(3); err != nil {
+	if err := b.setLimit(3); err != nil {
 		t.Fatal(err)
 	}
 	r2, ok := b.TryAcquire()
@@ -206,7 +206,7 @@ func TestBulkheadResizeAtRuntime(t *testing.T) {
 	for _, f := range []func(){rels[3], r, r2} {
 		f()
 	}
-	if err := b.SetLimit(0); err == nil {
+	if err := b.setLimit(0); err == nil {
 		t.Error("limit 0 accepted")
 	}
 }
@@ -218,29 +218,29 @@ func TestBulkheadShedAndObserve(t *testing.T) {
 		m := NewMetrics()
 		b := NewBulkheadMode("api", 10, mode, 0.9, m)
 		var rels []func()
-		counts := map[BulkheadDecision]int{}
+		counts := map[bulkheadDecision]int{}
 		// 9 critical, then droppable, critical, droppable, critical
 		seq := []bool{false, false, false, false, false, false, false, false, false, true, false, true, false}
 		for _, droppable := range seq {
-			rel, d := b.AcquireFor(droppable)
+			rel, d := b.acquireFor(droppable)
 			counts[d]++
-			if d.Ok() {
+			if d.ok() {
 				rels = append(rels, rel)
 			}
 		}
 		switch mode {
 		case BulkheadHard: // 9 admitted, droppable shed at 9, critical to 10, then full
-			if counts[Admitted] != 10 || counts[Shed] != 1 || counts[Rejected] != 2 || b.Inflight() != 10 {
-				t.Errorf("hard: %v inflight %d; want 10 admitted, 1 shed, 2 rejected", counts, b.Inflight())
+			if counts[admitted] != 10 || counts[shed] != 1 || counts[rejected] != 2 || b.inUse() != 10 {
+				t.Errorf("hard: %v inflight %d; want 10 admitted, 1 shed, 2 rejected", counts, b.inUse())
 			}
 		case BulkheadObserve:
-			if counts[Admitted] != 9 || counts[WouldReject] != 4 || b.Inflight() != 13 {
-				t.Errorf("observe: %v inflight %d; want 9 admitted, 4 would-reject, all 13 in flight", counts, b.Inflight())
+			if counts[admitted] != 9 || counts[wouldReject] != 4 || b.inUse() != 13 {
+				t.Errorf("observe: %v inflight %d; want 9 admitted, 4 would-reject, all 13 in flight", counts, b.inUse())
 			}
-			if got := value(t, m.Server().BulkDecisions.WithLabelValues("api", "would-reject")); got != 4 {
+			if got := value(t, m.server.BulkDecisions.WithLabelValues("api", "would-reject")); got != 4 {
 				t.Errorf("would-reject counter %v, want 4", got)
 			}
-			if got := value(t, m.BulkRejected.WithLabelValues("api")); got != 0 {
+			if got := value(t, m.bulkRejected.WithLabelValues("api")); got != 0 {
 				t.Errorf("observe mode counted %v real rejections", got)
 			}
 		}

@@ -24,7 +24,7 @@ func TestAdmit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Admit(tt.enabled, tt.limit, tt.inflight); got != tt.want {
+			if got := admitHard(tt.enabled, tt.limit, tt.inflight); got != tt.want {
 				t.Errorf("Admit(%v, %d, %d) = %v, want %v", tt.enabled, tt.limit, tt.inflight, got, tt.want)
 			}
 		})
@@ -46,15 +46,15 @@ func TestBulkheadFailsFastWhenFull(t *testing.T) {
 	if d := time.Since(start); d > 50*time.Millisecond {
 		t.Errorf("refusal took %s, want fail-fast", d)
 	}
-	if got := value(t, m.BulkRejected.WithLabelValues("vault")); got != 1 {
+	if got := value(t, m.bulkRejected.WithLabelValues("vault")); got != 1 {
 		t.Errorf("rejected counter = %v, want 1", got)
 	}
-	if got := value(t, m.BulkInflight.WithLabelValues("vault")); got != 2 {
+	if got := value(t, m.bulkInflight.WithLabelValues("vault")); got != 2 {
 		t.Errorf("inflight gauge = %v, want 2", got)
 	}
 	r1()
 	r1() // a second release must not free a second permit
-	if got := b.Inflight(); got != 1 {
+	if got := b.inUse(); got != 1 {
 		t.Fatalf("inflight after one (double) release = %d, want 1", got)
 	}
 	r3, ok := b.TryAcquire()
@@ -66,7 +66,7 @@ func TestBulkheadFailsFastWhenFull(t *testing.T) {
 	}
 	r2()
 	r3()
-	if got := b.Inflight(); got != 0 {
+	if got := b.inUse(); got != 0 {
 		t.Errorf("inflight after all releases = %d, want 0", got)
 	}
 }
@@ -81,7 +81,7 @@ func TestBulkheadDisabledAdmitsAll(t *testing.T) {
 		}
 		rels = append(rels, r)
 	}
-	if got := b.Inflight(); got != 10 {
+	if got := b.inUse(); got != 10 {
 		t.Errorf("inflight = %d, want 10", got)
 	}
 	for _, r := range rels {
@@ -125,7 +125,7 @@ func TestBulkheadLimitUnderConcurrency(t *testing.T) {
 	if admitted.Load() == 0 || refused.Load() == 0 {
 		t.Errorf("admitted %d, refused %d: want both > 0 under contention", admitted.Load(), refused.Load())
 	}
-	if got := b.Inflight(); got != 0 {
+	if got := b.inUse(); got != 0 {
 		t.Errorf("inflight after all done = %d, want 0", got)
 	}
 }

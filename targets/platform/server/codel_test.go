@@ -13,7 +13,7 @@ func at(n float64) time.Time { return t0.Add(ms(n)) }
 
 // TestCodelObserve walks CodelState through exact (now, delay) steps.
 func TestCodelObserve(t *testing.T) {
-	p := DefaultCodel
+	p := defaultCodel
 	type step struct {
 		now, delay     float64 // ms
 		wantDrop       bool
@@ -55,9 +55,9 @@ func TestCodelObserve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var s CodelState
+			var s codelState
 			for i, st := range tt.steps {
-				drop := s.Observe(p, at(st.now), ms(st.delay))
+				drop := s.observe(p, at(st.now), ms(st.delay))
 				if drop != st.wantDrop || s.Overloaded != st.wantOverloaded {
 					t.Fatalf("step %d (now %vms delay %vms): drop %v overloaded %v; want %v %v",
 						i, st.now, st.delay, drop, s.Overloaded, st.wantDrop, st.wantOverloaded)
@@ -68,13 +68,13 @@ func TestCodelObserve(t *testing.T) {
 }
 
 func TestCodelLoad(t *testing.T) {
-	p := DefaultCodel
+	p := defaultCodel
 	for _, tt := range []struct {
 		min  time.Duration
 		want int
 	}{{0, 0}, {ms(5), 50}, {ms(10), 100}, {ms(50), 100}} {
-		s := CodelState{MinDelay: tt.min}
-		if got := s.Load(p); got != tt.want {
+		s := codelState{MinDelay: tt.min}
+		if got := s.load(p); got != tt.want {
 			t.Errorf("Load(min %s) = %d, want %d", tt.min, got, tt.want)
 		}
 	}
@@ -96,7 +96,7 @@ func TestBackpressureOn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := BackpressureOn(tt.active, tt.overloaded, tt.queued, tt.watermark); got != tt.want {
+			if got := backpressureOn(tt.active, tt.overloaded, tt.queued, tt.watermark); got != tt.want {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})

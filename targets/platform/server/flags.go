@@ -62,8 +62,8 @@ func DefaultFlags() Flags {
 
 		Queue:         QueueCodel,
 		QueueLength:   256,
-		CodelTarget:   DefaultCodel.Target,
-		CodelInterval: DefaultCodel.Interval,
+		CodelTarget:   defaultCodel.Target,
+		CodelInterval: defaultCodel.Interval,
 		Backpressure:  true,
 		Deadlines:     true,
 		Quotas:        true,
@@ -88,10 +88,10 @@ func (c *Flags) Register(fs *flag.FlagSet) {
 	fs.IntVar(&c.QueueLength, "queue-length", c.QueueLength, "most requests waiting for a worker before 503 queue-full (0: unbounded)")
 	fs.DurationVar(&c.CodelTarget, "codel-target", c.CodelTarget, "CoDel target queueing delay; overloaded requests waiting over 2x this fail fast")
 	fs.DurationVar(&c.CodelInterval, "codel-interval", c.CodelInterval, "CoDel interval over which the minimum queueing delay is judged")
-	fs.Var((*OnOff)(&c.Backpressure), "backpressure", "answer 503 with X-Backpressure while the codel queue is overloaded: on or off")
+	fs.Var((*onOff)(&c.Backpressure), "backpressure", "answer 503 with X-Backpressure while the codel queue is overloaded: on or off")
 	fs.IntVar(&c.BackpressureWatermark, "backpressure-watermark", c.BackpressureWatermark, "queue length below which back pressure ends (0: --workers)")
-	fs.Var((*OnOff)(&c.Deadlines), "deadlines", "enforce the caller's X-Deadline-Ms (off: only count wasted work): on or off")
-	fs.Var((*OnOff)(&c.Quotas), "quotas", "per-caller rate quotas (X-Caller): on or off")
+	fs.Var((*onOff)(&c.Deadlines), "deadlines", "enforce the caller's X-Deadline-Ms (off: only count wasted work): on or off")
+	fs.Var((*onOff)(&c.Quotas), "quotas", "per-caller rate quotas (X-Caller): on or off")
 	fs.Float64Var(&c.QuotaDefault, "quota-default", c.QuotaDefault, "requests/s allowed to a caller without its own --quota (0: unlimited)")
 	fs.Var(c.Quota, "quota", "a caller's rate quota CALLER=REQUESTS_PER_SECOND (repeatable; 0: unlimited)")
 	fs.StringVar(&c.QuotaRedis, "quota-redis", c.QuotaRedis, "Redis host:port counting quotas across replicas (empty: count locally)")
@@ -101,10 +101,10 @@ func (c *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "bearer token required on /admin/ endpoints (default $"+platform.AdminTokenEnv+"; required when --listen is not loopback)")
 }
 
-// OnOff is a bool flag spelled on|off.
-type OnOff bool
+// onOff is a bool flag spelled on|off.
+type onOff bool
 
-func (o *OnOff) String() string {
+func (o *onOff) String() string {
 	if o != nil && *o {
 		return "on"
 	}
@@ -112,7 +112,7 @@ func (o *OnOff) String() string {
 }
 
 // Set reads on or off.
-func (o *OnOff) Set(s string) error {
+func (o *onOff) Set(s string) error {
 	switch s {
 	case "on":
 		*o = true
@@ -134,7 +134,7 @@ func (q *queueModeFlag) String() string {
 }
 
 func (q *queueModeFlag) Set(s string) error {
-	m, err := ParseQueueMode(s)
+	m, err := parseQueueMode(s)
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func (c *Flags) Validate(required ...string) error {
 	if c.BackpressureWatermark < 0 {
 		return fmt.Errorf("--backpressure-watermark %d: must not be negative (0: --workers)", c.BackpressureWatermark)
 	}
-	if err := c.quotaConfig().Validate(); err != nil {
+	if err := c.quotaConfig().validate(); err != nil {
 		return fmt.Errorf("--quota-default/--quota: %w", err)
 	}
 	if c.QuotaRedis != "" {

@@ -8,13 +8,13 @@ import (
 // BenchmarkCodelObserve is the CoDel decision each dequeued request costs.
 func BenchmarkCodelObserve(b *testing.B) {
 	p := CodelParams{Target: 5 * time.Millisecond, Interval: 100 * time.Millisecond}
-	var s CodelState
+	var s codelState
 	now := time.Unix(0, 0)
 	b.ReportAllocs()
 	for b.Loop() {
 		now = now.Add(50 * time.Microsecond)
-		s.Tick(p, now)
-		s.Observe(p, now, 3*time.Millisecond)
+		s.tick(p, now)
+		s.observe(p, now, 3*time.Millisecond)
 	}
 }
 

@@ -7,9 +7,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// ServerMetrics are the series of the server's admission path (queue, back
+// admissionMetrics are the series of the server's admission path (queue, back
 // pressure, deadlines, quotas, bulkheads), on the same registry as Metrics.
-type ServerMetrics struct {
+type admissionMetrics struct {
 	// QueueMode is 1 for the active mode ("codel" or "fifo"), 0 for the other.
 	QueueMode *prometheus.GaugeVec
 	// Overloaded is 1 while the CoDel queue is judged overloaded.
@@ -37,8 +37,8 @@ type ServerMetrics struct {
 	bulkheads bulkheadSet
 }
 
-func newServerMetrics(reg *prometheus.Registry) *ServerMetrics {
-	x := &ServerMetrics{
+func newAdmissionMetrics(reg *prometheus.Registry) *admissionMetrics {
+	x := &admissionMetrics{
 		QueueMode: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "platform_queue_mode", Help: "1 for the queue discipline in use (codel or fifo).",
 		}, []string{"mode"}),
@@ -78,29 +78,29 @@ func newServerMetrics(reg *prometheus.Registry) *ServerMetrics {
 	return x
 }
 
-// Resizable is a bulkhead whose limit the admin endpoint can change.
-type Resizable interface {
+// resizable is a bulkhead whose limit the admin endpoint can change.
+type resizable interface {
 	Name() string
 	Limit() int
-	SetLimit(n int) error
+	setLimit(n int) error
 }
 
 // bulkheadSet is the bulkheads registered on one Metrics, by name.
 type bulkheadSet struct {
 	mu sync.Mutex
-	m  map[string]Resizable
+	m  map[string]resizable
 }
 
-func (s *bulkheadSet) add(b Resizable) {
+func (s *bulkheadSet) add(b resizable) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m = map[string]Resizable{}
+		s.m = map[string]resizable{}
 	}
 	s.m[b.Name()] = b
 }
 
-func (s *bulkheadSet) get(name string) (Resizable, bool) {
+func (s *bulkheadSet) get(name string) (resizable, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, ok := s.m[name]
@@ -117,10 +117,3 @@ func (s *bulkheadSet) names() []string {
 	sort.Strings(out)
 	return out
 }
-
-// Bulkhead returns the bulkhead registered under name (by NewBulkhead with
-// these metrics, or AddBulkhead).
-func (m *Metrics) Bulkhead(name string) (Resizable, bool) { return m.ext().bulkheads.get(name) }
-
-// AddBulkhead registers b for PUT /admin/bulkheads/{name}.
-func (m *Metrics) AddBulkhead(b Resizable) { m.ext().bulkheads.add(b) }

@@ -100,7 +100,7 @@ func runOverload(t *testing.T, cfg Config, rate int, dur, deadline time.Duration
 // CoDel + adaptive LIFO + back pressure keeps goodput (successes within a
 // 300 ms deadline) near capacity; the bounded FIFO serves only stale requests.
 func TestOverloadCodelVersusFIFO(t *testing.T) {
-	base := Config{Workers: 4, QueueTimeout: time.Second, QueueLength: 256, Codel: DefaultCodel, Backpressure: true}
+	base := Config{Workers: 4, QueueTimeout: time.Second, QueueLength: 256, Codel: defaultCodel, Backpressure: true}
 	codel, fifo := base, base
 	codel.Queue, fifo.Queue = QueueCodel, QueueFIFO
 	// Capacity as measured now, on this (shared, noisy) machine; 200/s nominal.

@@ -26,8 +26,8 @@ func (m QueueMode) String() string {
 	return "fifo"
 }
 
-// ParseQueueMode reads "codel" or "fifo".
-func ParseQueueMode(s string) (QueueMode, error) {
+// parseQueueMode reads "codel" or "fifo".
+func parseQueueMode(s string) (QueueMode, error) {
 	switch s {
 	case "codel":
 		return QueueCodel, nil
@@ -39,16 +39,16 @@ func ParseQueueMode(s string) (QueueMode, error) {
 
 // Errors a request may get instead of a worker.
 var (
-	// ErrCodel: the request waited more than 2×target while the queue was overloaded.
-	ErrCodel = errors.New("queueing delay above 2×target while the queue is overloaded (codel)")
-	// ErrBackpressure: the queue is overloaded; the caller should back off.
-	ErrBackpressure = errors.New("queue overloaded: back pressure")
-	// ErrQueueFull: the bounded queue holds its maximum already.
-	ErrQueueFull = errors.New("queue full")
+	// errCodel: the request waited more than 2×target while the queue was overloaded.
+	errCodel = errors.New("queueing delay above 2×target while the queue is overloaded (codel)")
+	// errBackpressure: the queue is overloaded; the caller should back off.
+	errBackpressure = errors.New("queue overloaded: back pressure")
+	// errQueueFull: the bounded queue holds its maximum already.
+	errQueueFull = errors.New("queue full")
 )
 
-// PoolConfig configures a Pool: workers and the queue in front of them.
-type PoolConfig struct {
+// poolConfig configures a Pool: workers and the queue in front of them.
+type poolConfig struct {
 	Mode    QueueMode
 	Workers int
 	// MaxQueue bounds the requests waiting (0: unbounded).
@@ -83,11 +83,11 @@ const (
 // poolCore is the pool's logic, a function of (state, now) without locks,
 // goroutines or clocks: the Pool wraps it, tests drive it directly.
 type poolCore struct {
-	cfg        PoolConfig
+	cfg        poolConfig
 	busy       int
 	head, tail *waiter // head is the oldest
 	n          int
-	codel      CodelState
+	codel      codelState
 	bp         bool
 	// notify tells a queued request its fate (nil: run; else the error).
 	notify func(w *waiter, err error)
@@ -100,19 +100,19 @@ func (c *poolCore) admit(now time.Time) (admission, error) {
 	}
 	if c.busy < c.cfg.Workers && c.n == 0 {
 		if c.cfg.Mode == QueueCodel {
-			c.codel.Observe(c.cfg.Codel, now, 0) // never drops: delay 0
+			c.codel.observe(c.cfg.Codel, now, 0) // never drops: delay 0
 		}
 		c.busy++
 		return admitNow, nil
 	}
 	if c.cfg.Mode == QueueCodel && c.cfg.Backpressure {
-		c.bp = BackpressureOn(c.bp, c.codel.Tick(c.cfg.Codel, now), c.n, c.cfg.Watermark)
+		c.bp = backpressureOn(c.bp, c.codel.tick(c.cfg.Codel, now), c.n, c.cfg.Watermark)
 		if c.bp {
-			return refused, ErrBackpressure
+			return refused, errBackpressure
 		}
 	}
 	if c.cfg.MaxQueue > 0 && c.n >= c.cfg.MaxQueue {
-		return refused, ErrQueueFull
+		return refused, errQueueFull
 	}
 	return mustQueue, nil
 }
@@ -161,12 +161,12 @@ func (c *poolCore) dispatch(now time.Time) {
 	for c.busy < c.cfg.Workers && c.n > 0 {
 		w := c.head
 		if c.cfg.Mode == QueueCodel {
-			if c.codel.Tick(c.cfg.Codel, now) {
+			if c.codel.tick(c.cfg.Codel, now) {
 				w = c.tail // adaptive LIFO
 			}
 			c.remove(w)
-			if c.codel.Observe(c.cfg.Codel, now, now.Sub(w.enq)) {
-				c.notify(w, ErrCodel)
+			if c.codel.observe(c.cfg.Codel, now, now.Sub(w.enq)) {
+				c.notify(w, errCodel)
 				continue
 			}
 		} else {
@@ -183,13 +183,13 @@ func (c *poolCore) dispatch(now time.Time) {
 // sweep fails fast, while overloaded, every queued request that has waited
 // more than 2×target (they sit at the old end; LIFO would never reach them).
 func (c *poolCore) sweep(now time.Time) {
-	if !c.codel.Tick(c.cfg.Codel, now) {
+	if !c.codel.tick(c.cfg.Codel, now) {
 		return
 	}
-	slough := c.cfg.Codel.Slough()
+	slough := c.cfg.Codel.slough()
 	for c.head != nil && now.Sub(c.head.enq) > slough {
 		w := c.head
 		c.remove(w)
-		c.notify(w, ErrCodel)
+		c.notify(w, errCodel)
 	}
 }

@@ -32,7 +32,7 @@ type simResult struct {
 }
 
 // simulate drives a poolCore with a virtual clock: no goroutines, no sleeps.
-func simulate(cfg PoolConfig, reqs []simReq) simResult {
+func simulate(cfg poolConfig, reqs []simReq) simResult {
 	res := simResult{reqs: reqs}
 	var evs []simEvent
 	for i := range reqs {
@@ -72,7 +72,7 @@ func simulate(cfg PoolConfig, reqs []simReq) simResult {
 		started(id)
 	}}
 	if core.cfg.Codel.Target == 0 {
-		core.cfg.Codel = DefaultCodel
+		core.cfg.Codel = defaultCodel
 	}
 	sort.SliceStable(evs, func(a, b int) bool { return evs[a].at < evs[b].at })
 	for len(evs) > 0 {
@@ -109,8 +109,8 @@ func arrivals(n int, first, gap, service time.Duration) []simReq {
 	return r
 }
 
-func codelCfg(workers int) PoolConfig {
-	return PoolConfig{Mode: QueueCodel, Workers: workers, QueueTimeout: time.Hour, Codel: DefaultCodel}
+func codelCfg(workers int) poolConfig {
+	return poolConfig{Mode: QueueCodel, Workers: workers, QueueTimeout: time.Hour, Codel: defaultCodel}
 }
 
 // TestCodelPoolLightLoadIsFIFO: random light load is served in arrival order, nothing dropped.
@@ -156,12 +156,12 @@ func TestCodelPoolOverload(t *testing.T) {
 				if r.waited <= ms(20) {
 					fastGood++
 				}
-			case errors.Is(r.err, ErrCodel):
+			case errors.Is(r.err, errCodel):
 				codel++
-				if r.waited <= DefaultCodel.Slough() {
+				if r.waited <= defaultCodel.slough() {
 					t.Errorf("bp %v: request %d dropped by codel after only %s (≤ 2×target)", bp, i, r.waited)
 				}
-			case errors.Is(r.err, ErrBackpressure):
+			case errors.Is(r.err, errBackpressure):
 				backp++
 			default:
 				t.Errorf("bp %v: request %d: unexpected error %v", bp, i, r.err)
@@ -197,11 +197,11 @@ func TestCodelPoolOverload(t *testing.T) {
 // TestFIFOPoolOverload: the bounded FIFO keeps order and refuses only when
 // full, so under 3× load every served request waited about a full queue.
 func TestFIFOPoolOverload(t *testing.T) {
-	cfg := PoolConfig{Mode: QueueFIFO, Workers: 1, MaxQueue: 50, QueueTimeout: time.Hour}
+	cfg := poolConfig{Mode: QueueFIFO, Workers: 1, MaxQueue: 50, QueueTimeout: time.Hour}
 	res := simulate(cfg, arrivals(600, 0, ms(10.0/3), ms(10)))
 	var full, slow int
 	for _, r := range res.reqs {
-		if errors.Is(r.err, ErrQueueFull) {
+		if errors.Is(r.err, errQueueFull) {
 			full++
 		} else if r.err != nil {
 			t.Fatalf("unexpected error %v", r.err)
@@ -250,7 +250,7 @@ func TestCodelPoolBurstAbsorbed(t *testing.T) {
 			}
 			maxWait = max(maxWait, r.waited)
 		}
-		if maxWait > DefaultCodel.Slough() {
+		if maxWait > defaultCodel.slough() {
 			deep++
 		}
 		if res.lifoStarts != 0 {

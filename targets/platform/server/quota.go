@@ -15,8 +15,8 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// AnonymousCaller is the caller name of requests without HeaderCaller.
-const AnonymousCaller = "anonymous"
+// anonymousCaller is the caller name of requests without HeaderCaller.
+const anonymousCaller = "anonymous"
 
 // QuotaConfig is every caller's rate quota in requests per second. A rate of
 // 0 means unlimited. It is the JSON body of PUT /admin/quotas.
@@ -27,16 +27,16 @@ type QuotaConfig struct {
 	Callers map[string]float64 `json:"callers"`
 }
 
-// RateFor is caller's rate (0: unlimited).
-func (c QuotaConfig) RateFor(caller string) float64 {
+// rateFor is caller's rate (0: unlimited).
+func (c QuotaConfig) rateFor(caller string) float64 {
 	if r, ok := c.Callers[caller]; ok {
 		return r
 	}
 	return c.Default
 }
 
-// Validate checks every rate is finite and not negative.
-func (c QuotaConfig) Validate() error {
+// validate checks every rate is finite and not negative.
+func (c QuotaConfig) validate() error {
 	check := func(where string, r float64) error {
 		if r < 0 || math.IsNaN(r) || math.IsInf(r, 0) {
 			return fmt.Errorf("quota %s: rate %v: want requests per second ≥ 0 (0: unlimited)", where, r)
@@ -65,40 +65,40 @@ func (c QuotaConfig) clone() QuotaConfig {
 	return out
 }
 
-// QuotaBurst is the burst a rate allows: one second's worth, at least 1.
-func QuotaBurst(r float64) int { return max(1, int(math.Ceil(r))) }
+// quotaBurst is the burst a rate allows: one second's worth, at least 1.
+func quotaBurst(r float64) int { return max(1, int(math.Ceil(r))) }
 
-// QuotaCounter counts a caller's requests against a rate. Local counts in this
+// quotaCounter counts a caller's requests against a rate. Local counts in this
 // process; Redis counts across every replica sharing the Redis.
-type QuotaCounter interface {
-	// Take takes one request for caller at rate r (> 0) and burst; when refused it
+type quotaCounter interface {
+	// take takes one request for caller at rate r (> 0) and burst; when refused it
 	// says how long until one would be allowed.
-	Take(ctx context.Context, caller string, r float64, burst int) (ok bool, retryAfter time.Duration, err error)
+	take(ctx context.Context, caller string, r float64, burst int) (ok bool, retryAfter time.Duration, err error)
 }
 
-// MaxLocalCallers bounds how many callers' buckets a LocalQuota keeps: a
+// maxLocalCallers bounds how many callers' buckets a LocalQuota keeps: a
 // flood of made-up caller names evicts the least recently seen instead of
 // growing memory without bound.
-const MaxLocalCallers = 10_000
+const maxLocalCallers = 10_000
 
-// LocalQuota is a QuotaCounter of token buckets (golang.org/x/time/rate) in this process.
-type LocalQuota struct {
+// localQuota is a QuotaCounter of token buckets (golang.org/x/time/rate) in this process.
+type localQuota struct {
 	mu  sync.Mutex
 	now func() time.Time
 	lim *lru.Cache[string, *rate.Limiter]
 }
 
-// NewLocalQuota returns a local counter; now is the clock (nil: time.Now).
-func NewLocalQuota(now func() time.Time) *LocalQuota {
+// newLocalQuota returns a local counter; now is the clock (nil: time.Now).
+func newLocalQuota(now func() time.Time) *localQuota {
 	if now == nil {
 		now = time.Now
 	}
-	lim, _ := lru.New[string, *rate.Limiter](MaxLocalCallers)
-	return &LocalQuota{now: now, lim: lim}
+	lim, _ := lru.New[string, *rate.Limiter](maxLocalCallers)
+	return &localQuota{now: now, lim: lim}
 }
 
-// Take implements QuotaCounter.
-func (q *LocalQuota) Take(_ context.Context, caller string, r float64, burst int) (bool, time.Duration, error) {
+// take implements QuotaCounter.
+func (q *localQuota) take(_ context.Context, caller string, r float64, burst int) (bool, time.Duration, error) {
 	now := q.now()
 	q.mu.Lock()
 	l, ok := q.lim.Get(caller)
@@ -116,8 +116,8 @@ func (q *LocalQuota) Take(_ context.Context, caller string, r float64, burst int
 	return false, time.Duration(float64(time.Second) / r), nil
 }
 
-// QuotaDecision is the answer of Quotas.Check.
-type QuotaDecision struct {
+// quotaDecision is the answer of Quotas.Check.
+type quotaDecision struct {
 	Allowed    bool
 	Caller     string
 	Rate       float64 // 0: unlimited
@@ -125,39 +125,39 @@ type QuotaDecision struct {
 	Err        error // the counter failed; the request was let through (fail open)
 }
 
-// Quotas applies per-caller rate quotas whose config can change at runtime.
-type Quotas struct {
+// quotas applies per-caller rate quotas whose config can change at runtime.
+type quotas struct {
 	mu      sync.RWMutex
 	cfg     QuotaConfig
-	counter QuotaCounter
+	counter quotaCounter
 }
 
-// NewQuotas returns quotas with cfg counted by counter.
-func NewQuotas(cfg QuotaConfig, counter QuotaCounter) (*Quotas, error) {
-	if err := cfg.Validate(); err != nil {
+// newQuotas returns quotas with cfg counted by counter.
+func newQuotas(cfg QuotaConfig, counter quotaCounter) (*quotas, error) {
+	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &Quotas{cfg: cfg.clone(), counter: counter}, nil
+	return &quotas{cfg: cfg.clone(), counter: counter}, nil
 }
 
-// Config returns a copy of the current config.
-func (q *Quotas) Config() QuotaConfig {
+// config returns a copy of the current config.
+func (q *quotas) config() QuotaConfig {
 	q.mu.RLock()
 	defer q.mu.RUnlock()
 	return q.cfg.clone()
 }
 
-// Listed says whether caller has its own quota (not the default).
-func (q *Quotas) Listed(caller string) bool {
+// listed says whether caller has its own quota (not the default).
+func (q *quotas) listed(caller string) bool {
 	q.mu.RLock()
 	defer q.mu.RUnlock()
 	_, ok := q.cfg.Callers[caller]
 	return ok
 }
 
-// SetConfig replaces the config; it takes effect for the next request.
-func (q *Quotas) SetConfig(cfg QuotaConfig) error {
-	if err := cfg.Validate(); err != nil {
+// setConfig replaces the config; it takes effect for the next request.
+func (q *quotas) setConfig(cfg QuotaConfig) error {
+	if err := cfg.validate(); err != nil {
 		return err
 	}
 	q.mu.Lock()
@@ -166,20 +166,20 @@ func (q *Quotas) SetConfig(cfg QuotaConfig) error {
 	return nil
 }
 
-// Check takes one request of caller ("" is AnonymousCaller) against its quota.
+// check takes one request of caller ("" is AnonymousCaller) against its quota.
 // A failing counter lets the request through and reports Err (fail open).
-func (q *Quotas) Check(ctx context.Context, caller string) QuotaDecision {
+func (q *quotas) check(ctx context.Context, caller string) quotaDecision {
 	if caller == "" {
-		caller = AnonymousCaller
+		caller = anonymousCaller
 	}
 	q.mu.RLock()
-	r := q.cfg.RateFor(caller)
+	r := q.cfg.rateFor(caller)
 	q.mu.RUnlock()
-	d := QuotaDecision{Allowed: true, Caller: caller, Rate: r}
+	d := quotaDecision{Allowed: true, Caller: caller, Rate: r}
 	if r <= 0 {
 		return d
 	}
-	ok, after, err := q.counter.Take(ctx, caller, r, QuotaBurst(r))
+	ok, after, err := q.counter.take(ctx, caller, r, quotaBurst(r))
 	if err != nil {
 		d.Err = fmt.Errorf("quota counter for caller %s: %w", caller, err)
 		return d

@@ -29,12 +29,12 @@ redis.call('SET', KEYS[1], string.format('%d', math.floor(newtat)), 'PX', math.c
 return {1, 0}
 `
 
-// RedisQuotaPrefix starts the Redis key of every caller's counter.
-const RedisQuotaPrefix = "chaosrun:quota:"
+// redisQuotaPrefix starts the Redis key of every caller's counter.
+const redisQuotaPrefix = "chaosrun:quota:"
 
-// RedisQuota is a QuotaCounter shared by every replica using the same Redis:
+// redisQuota is a QuotaCounter shared by every replica using the same Redis:
 // GCRA in a Lua script.
-type RedisQuota struct {
+type redisQuota struct {
 	addr   string
 	client *redis.Client
 	script *redis.Script
@@ -42,9 +42,9 @@ type RedisQuota struct {
 	Timeout time.Duration
 }
 
-// NewRedisQuota returns a counter on the Redis at addr (host:port). It does not connect yet.
-func NewRedisQuota(addr string) *RedisQuota {
-	return &RedisQuota{
+// newRedisQuota returns a counter on the Redis at addr (host:port). It does not connect yet.
+func newRedisQuota(addr string) *redisQuota {
+	return &redisQuota{
 		addr:    addr,
 		client:  redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: time.Second}),
 		script:  redis.NewScript(gcraScript),
@@ -52,22 +52,22 @@ func NewRedisQuota(addr string) *RedisQuota {
 	}
 }
 
-// Ping checks Redis answers.
-func (q *RedisQuota) Ping(ctx context.Context) error {
+// ping checks Redis answers.
+func (q *redisQuota) ping(ctx context.Context) error {
 	if err := q.client.Ping(ctx).Err(); err != nil {
 		return fmt.Errorf("quota redis %s: %w", q.addr, err)
 	}
 	return nil
 }
 
-// Close closes the connections.
-func (q *RedisQuota) Close() error { return q.client.Close() }
+// close closes the connections.
+func (q *redisQuota) close() error { return q.client.Close() }
 
-// Take implements QuotaCounter.
-func (q *RedisQuota) Take(ctx context.Context, caller string, r float64, burst int) (bool, time.Duration, error) {
+// take implements QuotaCounter.
+func (q *redisQuota) take(ctx context.Context, caller string, r float64, burst int) (bool, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, q.Timeout)
 	defer cancel()
-	res, err := q.script.Run(ctx, q.client, []string{RedisQuotaPrefix + caller}, r, burst).Int64Slice()
+	res, err := q.script.Run(ctx, q.client, []string{redisQuotaPrefix + caller}, r, burst).Int64Slice()
 	if err != nil {
 		return false, 0, fmt.Errorf("quota redis %s: %w", q.addr, err)
 	}

@@ -38,10 +38,10 @@ func startRedis(t *testing.T) string {
 		_ = cmd.Wait()
 	})
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	q := NewRedisQuota(addr)
-	defer q.Close()
+	q := newRedisQuota(addr)
+	defer q.close()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if err := q.Ping(context.Background()); err == nil {
+		if err := q.ping(context.Background()); err == nil {
 			return addr
 		} else if time.Now().After(deadline) {
 			t.Fatalf("redis-server on %s did not answer within 10s: %v", addr, err)
@@ -51,13 +51,13 @@ func startRedis(t *testing.T) string {
 
 func TestRedisQuotaTake(t *testing.T) {
 	addr := startRedis(t)
-	q := NewRedisQuota(addr)
-	defer q.Close()
+	q := newRedisQuota(addr)
+	defer q.close()
 	ctx := context.Background()
 	ok := 0
 	var retry time.Duration
 	for range 10 {
-		allowed, after, err := q.Take(ctx, "rogue", 1, 3) // 1/s, burst 3
+		allowed, after, err := q.take(ctx, "rogue", 1, 3) // 1/s, burst 3
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestRedisQuotaTake(t *testing.T) {
 	if retry <= 0 || retry > time.Second {
 		t.Errorf("retry-after %s, want in (0, 1s]", retry)
 	}
-	if allowed, _, _ := q.Take(ctx, "other", 1, 3); !allowed {
+	if allowed, _, _ := q.take(ctx, "other", 1, 3); !allowed {
 		t.Error("another caller's first request was refused: keys not per caller")
 	}
 }

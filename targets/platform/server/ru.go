@@ -56,8 +56,8 @@ func (w RUWeights) ReadAfter(bytesRead int, latency time.Duration) MilliRU {
 	return RU(w.Read*float64(bytesRead) + w.Latency*ruMillis(latency))
 }
 
-// ReadCost is the whole price of a read: ReadBase + ReadAfter.
-func (w RUWeights) ReadCost(bytesRead int, latency time.Duration) MilliRU {
+// readCost is the whole price of a read: ReadBase + ReadAfter.
+func (w RUWeights) readCost(bytesRead int, latency time.Duration) MilliRU {
 	return w.ReadBase() + w.ReadAfter(bytesRead, latency)
 }
 
@@ -71,8 +71,8 @@ func (w RUWeights) WriteAfter(latency time.Duration) MilliRU {
 	return RU(w.Latency * ruMillis(latency))
 }
 
-// WriteCost is the whole price of a write: WriteBase + WriteAfter.
-func (w RUWeights) WriteCost(bytesWritten int, latency time.Duration) MilliRU {
+// writeCost is the whole price of a write: WriteBase + WriteAfter.
+func (w RUWeights) writeCost(bytesWritten int, latency time.Duration) MilliRU {
 	return w.WriteBase(bytesWritten) + w.WriteAfter(latency)
 }
 
@@ -110,12 +110,6 @@ func NewRUBuckets(quota, burst MilliRU, epoch time.Duration) (*RUBuckets, error)
 	}
 	return &RUBuckets{quota: quota, burst: burst, epoch: epoch, buckets: map[string]*ruBucket{}}, nil
 }
-
-// Quota is the refill per epoch.
-func (b *RUBuckets) Quota() MilliRU { return b.quota }
-
-// Epoch is the refill period.
-func (b *RUBuckets) Epoch() time.Duration { return b.epoch }
 
 // bucket returns caller's bucket refilled up to now; b.mu is held.
 func (b *RUBuckets) bucket(caller string, now time.Time) *ruBucket {
@@ -158,11 +152,4 @@ func (b *RUBuckets) Charge(caller string, now time.Time, cost MilliRU) MilliRU {
 	k := b.bucket(caller, now)
 	k.balance -= cost
 	return k.balance
-}
-
-// Balance is caller's balance at now.
-func (b *RUBuckets) Balance(caller string, now time.Time) MilliRU {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.bucket(caller, now).balance
 }

@@ -12,14 +12,14 @@ func TestRUFormulas(t *testing.T) {
 		got  MilliRU
 		want float64
 	}{
-		{"read empty, instant", w.ReadCost(0, 0), 1},
-		{"read 4 KiB", w.ReadCost(4096, 0), 2},
-		{"read 100 KiB in 20ms", w.ReadCost(100*1024, 20*time.Millisecond), 1 + 25 + 2},
+		{"read empty, instant", w.readCost(0, 0), 1},
+		{"read 4 KiB", w.readCost(4096, 0), 2},
+		{"read 100 KiB in 20ms", w.readCost(100*1024, 20*time.Millisecond), 1 + 25 + 2},
 		{"read base only", w.ReadBase(), 1},
 		{"read after", w.ReadAfter(8192, 10*time.Millisecond), 2 + 1},
-		{"write empty", w.WriteCost(0, 0), 6},
-		{"write 8 KiB", w.WriteCost(8192, 0), 6 + 2*2},
-		{"write 1 KiB in 5ms", w.WriteCost(1024, 5*time.Millisecond), 6 + 0.5 + 0.5},
+		{"write empty", w.writeCost(0, 0), 6},
+		{"write 8 KiB", w.writeCost(8192, 0), 6 + 2*2},
+		{"write 1 KiB in 5ms", w.writeCost(1024, 5*time.Millisecond), 6 + 0.5 + 0.5},
 		{"write after", w.WriteAfter(30 * time.Millisecond), 3},
 	}
 	for _, tt := range tests {

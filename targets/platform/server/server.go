@@ -16,13 +16,13 @@ import (
 // ReadyPrefix starts the one line a server prints to stdout once it listens.
 const ReadyPrefix = "listening on http://"
 
-// ShutdownGrace is how long in-flight requests get to finish after ctx ends; then
+// shutdownGrace is how long in-flight requests get to finish after ctx ends; then
 // their contexts are cancelled and connections closed, all within 2 s.
-const ShutdownGrace = 1500 * time.Millisecond
+const shutdownGrace = 1500 * time.Millisecond
 
 // Config says where a Server listens, how big its worker pool is and
 // which admission controls guard it. The zero value of each control is off
-// (an unbounded FIFO queue, no deadlines, no quotas): Config.Config
+// (an unbounded FIFO queue, no deadlines, no quotas): Flags.Config
 // fills in the flags' values.
 type Config struct {
 	Listen       string
@@ -58,9 +58,9 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	metrics *Metrics
-	workers *Pool
-	quotas  *Quotas
-	redis   *RedisQuota // nil unless QuotaRedis
+	workers *pool
+	quotas  *quotas
+	redis   *redisQuota // nil unless QuotaRedis
 	dec     decisionCounters
 	mux     *http.ServeMux
 	ready   atomic.Bool
@@ -81,43 +81,34 @@ func New(name string, cfg Config, m *Metrics, log *slog.Logger) *Server {
 		cfg.Watermark = max(cfg.Workers, 1)
 	}
 	s := &Server{name: name, cfg: cfg, log: log, metrics: m, mux: http.NewServeMux()}
-	s.workers = NewPool(PoolConfig{
+	s.workers = newPool(poolConfig{
 		Mode: cfg.Queue, Workers: cfg.Workers, MaxQueue: cfg.QueueLength, QueueTimeout: cfg.QueueTimeout,
 		Codel: cfg.Codel, Backpressure: cfg.Backpressure, Watermark: cfg.Watermark,
 	}, cfg.Clock)
-	s.workers.obs = poolObserver(m.ext())
-	s.dec = newDecisionCounters(m.ext())
-	var counter QuotaCounter = NewLocalQuota(cfg.Clock)
+	s.workers.obs = poolObserver(m.server)
+	s.dec = newDecisionCounters(m.server)
+	var counter quotaCounter = newLocalQuota(cfg.Clock)
 	if cfg.QuotaRedis != "" {
-		s.redis = NewRedisQuota(cfg.QuotaRedis)
+		s.redis = newRedisQuota(cfg.QuotaRedis)
 		counter = s.redis
 	}
-	q, err := NewQuotas(cfg.Quota, counter)
+	q, err := newQuotas(cfg.Quota, counter)
 	if err != nil { // Config.Validate catches this first; keep the server usable
 		log.Error("quota config refused; no quotas", "target", name, "err", err)
-		q, _ = NewQuotas(QuotaConfig{}, counter)
+		q, _ = newQuotas(QuotaConfig{}, counter)
 	}
 	s.quotas = q
-	x := m.ext()
+	x := m.server
 	x.QueueMode.WithLabelValues(cfg.Queue.String()).Set(1)
 	x.QueueMode.WithLabelValues(otherMode(cfg.Queue).String()).Set(0)
 	s.mux.HandleFunc("GET /healthz", s.healthz)
-	s.mux.Handle("GET /metrics", m.Handler())
+	s.mux.Handle("GET /metrics", m.handler())
 	s.registerAdmin()
 	return s
 }
 
-// Quotas returns the server's per-caller quotas (their config can change at runtime).
-func (s *Server) Quotas() *Quotas { return s.quotas }
-
-// Config returns the server's configuration.
-func (s *Server) Config() Config { return s.cfg }
-
 // Metrics returns the server's metrics (and registry).
 func (s *Server) Metrics() *Metrics { return s.metrics }
-
-// Workers returns the server-wide worker pool and its queue.
-func (s *Server) Workers() *Pool { return s.workers }
 
 // Handle routes pattern (http.ServeMux syntax) to h through the admission
 // path: deadline, quota, then the worker pool's queue.
@@ -160,12 +151,12 @@ func (s *Server) Run(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: listen on %q: %w", s.name, s.cfg.Listen, err)
 	}
-	return s.Serve(ctx, ln, stdout)
+	return s.serve(ctx, ln, stdout)
 }
 
-// Serve prints "listening on http://HOST:PORT" to stdout, serves ln until ctx ends,
+// serve prints "listening on http://HOST:PORT" to stdout, serves ln until ctx ends,
 // then shuts down gracefully within ShutdownGrace and returns nil.
-func (s *Server) Serve(ctx context.Context, ln net.Listener, stdout io.Writer) error {
+func (s *Server) serve(ctx context.Context, ln net.Listener, stdout io.Writer) error {
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	srv := &http.Server{
@@ -184,11 +175,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, stdout io.Writer) e
 		return fmt.Errorf("%s: write ready line: %w", s.name, err)
 	}
 	s.log.Info("serving", "target", s.name, "addr", ln.Addr().String(),
-		"workers", s.workers.Size(), "queue", s.cfg.Queue.String(), "queue_length", s.cfg.QueueLength,
+		"workers", s.workers.size(), "queue", s.cfg.Queue.String(), "queue_length", s.cfg.QueueLength,
 		"queue_timeout", s.cfg.QueueTimeout, "backpressure", s.cfg.Backpressure, "deadlines", s.cfg.Deadlines,
 		"quotas", s.cfg.Quotas, "quota_redis", s.cfg.QuotaRedis)
 	if s.redis != nil {
-		defer s.redis.Close()
+		defer s.redis.close()
 	}
 
 	select {
@@ -197,7 +188,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, stdout io.Writer) e
 	case <-ctx.Done():
 	}
 	s.ready.Store(false)
-	sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
 		s.log.Warn("graceful shutdown cut short; closing connections", "target", s.name, "err", err)

@@ -8,85 +8,73 @@ import (
 	"time"
 )
 
-// ErrQueueTimeout is returned when no worker came free within the queue timeout.
-var ErrQueueTimeout = errors.New("no worker free within the queue timeout")
+// errQueueTimeout is returned when no worker came free within the queue timeout.
+var errQueueTimeout = errors.New("no worker free within the queue timeout")
 
-// Pool is the server-wide worker pool (the service's thread pool) and the queue
+// pool is the server-wide worker pool (the service's thread pool) and the queue
 // in front of it: at most Size requests execute at once; the others wait in a
-// bounded FIFO or a CoDel queue with adaptive LIFO (see PoolConfig).
-type Pool struct {
+// bounded FIFO or a CoDel queue with adaptive LIFO (see poolConfig).
+type pool struct {
 	mu   sync.Mutex
 	core poolCore
 	now  func() time.Time
-	obs  func(p *Pool) // called after each decision (metrics gauges); may be nil
+	obs  func(p *pool) // called after each decision (metrics gauges); may be nil
 }
 
-// WorkerLimit is the former name of Pool.
-type WorkerLimit = Pool
-
-// NewWorkerLimit returns an unbounded FIFO pool of size workers (at least 1)
-// whose queue holds a request at most timeout.
-func NewWorkerLimit(size int, timeout time.Duration) *Pool {
-	return NewPool(PoolConfig{Mode: QueueFIFO, Workers: size, QueueTimeout: timeout}, nil)
-}
-
-// NewPool returns a pool configured by cfg (Workers at least 1; zero Codel
+// newPool returns a pool configured by cfg (Workers at least 1; zero Codel
 // params take DefaultCodel's). now is the clock (nil: time.Now).
-func NewPool(cfg PoolConfig, now func() time.Time) *Pool {
+func newPool(cfg poolConfig, now func() time.Time) *pool {
 	if cfg.Workers < 1 {
 		cfg.Workers = 1
 	}
 	if cfg.Codel.Target <= 0 {
-		cfg.Codel.Target = DefaultCodel.Target
+		cfg.Codel.Target = defaultCodel.Target
 	}
 	if cfg.Codel.Interval <= 0 {
-		cfg.Codel.Interval = DefaultCodel.Interval
+		cfg.Codel.Interval = defaultCodel.Interval
 	}
 	if now == nil {
 		now = time.Now
 	}
-	p := &Pool{now: now}
+	p := &pool{now: now}
 	p.core = poolCore{cfg: cfg, notify: func(w *waiter, err error) { w.ch <- err }}
 	return p
 }
 
-// Config is the pool's configuration.
-func (p *Pool) Config() PoolConfig { return p.core.cfg }
+// size is the number of workers.
+func (p *pool) size() int { return p.core.cfg.Workers }
 
-// Size is the number of workers.
-func (p *Pool) Size() int { return p.core.cfg.Workers }
-
-// Busy is the number of workers executing a request now.
-func (p *Pool) Busy() int {
+// busyWorkers is the number of workers executing a request now.
+func (p *pool) busyWorkers() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.core.busy
 }
 
-// PoolState is a snapshot of the pool for metrics and tests.
-type PoolState struct {
+// poolState is a snapshot of the pool for metrics and tests.
+type poolState struct {
 	Busy, Queued          int
 	Overloaded, Backpress bool
 	MinDelay              time.Duration
 }
 
-// State returns a snapshot of the pool.
-func (p *Pool) State() PoolState {
+// state returns a snapshot of the pool.
+func (p *pool) state() poolState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.stateLocked()
 }
 
-func (p *Pool) stateLocked() PoolState {
+func (p *pool) stateLocked() poolState {
 	c := &p.core
-	return PoolState{Busy: c.busy, Queued: c.n, Overloaded: c.cfg.Mode == QueueCodel && c.codel.Overloaded,
+	return poolState{Busy: c.busy, Queued: c.n, Overloaded: c.cfg.Mode == QueueCodel && c.codel.Overloaded,
 		Backpress: c.bp, MinDelay: c.codel.MinDelay}
 }
 
-// Acquire waits for a worker. It returns a release func (call it once; extra
+// acquire waits for a worker. It returns a release func (call it once; extra
 // calls do nothing) and how long it waited. It fails with ErrQueueTimeout,
 // ErrQueueFull, ErrCodel, ErrBackpressure, or ctx's error if ctx ends first.
-func (p *Pool) Acquire(ctx context.Context) (release func(), waited time.Duration, err error) {
+func (p *pool) acquire(ctx context.Context) (release func(), waited time.Duration, err error) {
 	start := p.now()
 	p.mu.Lock()
 	adm, err := p.core.admit(start)
@@ -110,7 +98,7 @@ func (p *Pool) Acquire(ctx context.Context) (release func(), waited time.Duratio
 	case err := <-w.ch:
 		return p.granted(err, start)
 	case <-t.C:
-		why = ErrQueueTimeout
+		why = errQueueTimeout
 	case <-ctx.Done():
 		why = ctx.Err()
 	}
@@ -130,7 +118,7 @@ func (p *Pool) Acquire(ctx context.Context) (release func(), waited time.Duratio
 	return rel, waited, err
 }
 
-func (p *Pool) granted(err error, start time.Time) (func(), time.Duration, error) {
+func (p *pool) granted(err error, start time.Time) (func(), time.Duration, error) {
 	waited := p.now().Sub(start)
 	if err != nil {
 		return nil, waited, err
@@ -138,7 +126,7 @@ func (p *Pool) granted(err error, start time.Time) (func(), time.Duration, error
 	return p.releaser(), waited, nil
 }
 
-func (p *Pool) releaser() func() {
+func (p *pool) releaser() func() {
 	var done atomic.Bool
 	return func() {
 		if done.CompareAndSwap(false, true) {
@@ -151,7 +139,7 @@ func (p *Pool) releaser() func() {
 }
 
 // observed reports the state to the observer (mu held).
-func (p *Pool) observed() {
+func (p *pool) observed() {
 	if p.obs != nil {
 		p.obs(p)
 	}

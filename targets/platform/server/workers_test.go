@@ -10,14 +10,14 @@ import (
 )
 
 func TestWorkerLimitQueueTimeout(t *testing.T) {
-	l := NewWorkerLimit(1, 50*time.Millisecond)
-	rel, _, err := l.Acquire(context.Background())
+	l := newPool(poolConfig{Mode: QueueFIFO, Workers: 1, QueueTimeout: 50 * time.Millisecond}, nil)
+	rel, _, err := l.acquire(context.Background())
 	if err != nil {
 		t.Fatalf("first acquire: %v", err)
 	}
 	start := time.Now()
-	_, waited, err := l.Acquire(context.Background())
-	if !errors.Is(err, ErrQueueTimeout) {
+	_, waited, err := l.acquire(context.Background())
+	if !errors.Is(err, errQueueTimeout) {
 		t.Fatalf("second acquire on a busy pool of 1: err = %v, want ErrQueueTimeout", err)
 	}
 	if d := time.Since(start); d < 40*time.Millisecond || d > 2*time.Second {
@@ -28,16 +28,16 @@ func TestWorkerLimitQueueTimeout(t *testing.T) {
 	}
 	rel()
 	rel() // extra release is harmless
-	if got := l.Busy(); got != 0 {
+	if got := l.busyWorkers(); got != 0 {
 		t.Fatalf("busy after release = %d, want 0", got)
 	}
 }
 
 func TestWorkerLimitWaitsForRelease(t *testing.T) {
-	l := NewWorkerLimit(1, 5*time.Second)
-	rel, _, _ := l.Acquire(context.Background())
+	l := newPool(poolConfig{Mode: QueueFIFO, Workers: 1, QueueTimeout: 5 * time.Second}, nil)
+	rel, _, _ := l.acquire(context.Background())
 	go func() { time.Sleep(30 * time.Millisecond); rel() }()
-	rel2, waited, err := l.Acquire(context.Background())
+	rel2, waited, err := l.acquire(context.Background())
 	if err != nil {
 		t.Fatalf("queued acquire: %v", err)
 	}
@@ -48,12 +48,12 @@ func TestWorkerLimitWaitsForRelease(t *testing.T) {
 }
 
 func TestWorkerLimitCanceled(t *testing.T) {
-	l := NewWorkerLimit(1, 5*time.Second)
-	rel, _, _ := l.Acquire(context.Background())
+	l := newPool(poolConfig{Mode: QueueFIFO, Workers: 1, QueueTimeout: 5 * time.Second}, nil)
+	rel, _, _ := l.acquire(context.Background())
 	defer rel()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if _, _, err := l.Acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := l.acquire(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("acquire with ended ctx: err = %v, want context.DeadlineExceeded", err)
 	}
 }
@@ -61,13 +61,13 @@ func TestWorkerLimitCanceled(t *testing.T) {
 // TestWorkerLimitNeverExceeded runs many goroutines through a small pool (-race).
 func TestWorkerLimitNeverExceeded(t *testing.T) {
 	const size, goroutines, iters = 4, 48, 50
-	l := NewWorkerLimit(size, 10*time.Millisecond)
+	l := newPool(poolConfig{Mode: QueueFIFO, Workers: size, QueueTimeout: 10 * time.Millisecond}, nil)
 	var cur, peak, ok, timeouts atomic.Int64
 	var wg sync.WaitGroup
 	for range goroutines {
 		wg.Go(func() {
 			for range iters {
-				rel, _, err := l.Acquire(context.Background())
+				rel, _, err := l.acquire(context.Background())
 				if err != nil {
 					timeouts.Add(1)
 					continue
@@ -93,7 +93,7 @@ func TestWorkerLimitNeverExceeded(t *testing.T) {
 	if ok.Load() == 0 {
 		t.Error("no request ever got a worker")
 	}
-	if l.Busy() != 0 {
-		t.Errorf("busy after all done = %d, want 0", l.Busy())
+	if l.busyWorkers() != 0 {
+		t.Errorf("busy after all done = %d, want 0", l.busyWorkers())
 	}
 }

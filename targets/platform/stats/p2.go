@@ -37,9 +37,6 @@ func (e *P2) Reset() {
 	e.delta = [5]float64{0, p / 2, p, (1 + p) / 2, 1}
 }
 
-// P is the quantile estimated.
-func (e *P2) P() float64 { return e.p }
-
 // Count is the number of observations since the last Reset.
 func (e *P2) Count() int { return e.n }
 
@@ -114,6 +111,6 @@ func (e *P2) Quantile() float64 {
 	return s[max(i, 0)]
 }
 
-// Markers returns the five marker heights (minimum, p/2, p, (1+p)/2, maximum
+// markers returns the five marker heights (minimum, p/2, p, (1+p)/2, maximum
 // estimates) once five observations are in.
-func (e *P2) Markers() [5]float64 { return e.q }
+func (e *P2) markers() [5]float64 { return e.q }

@@ -16,7 +16,7 @@ func TestP2PaperExample(t *testing.T) {
 		e.Add(x)
 	}
 	want := [5]float64{0.02, 0.49, 4.44, 17.20, 38.62}
-	got := e.Markers()
+	got := e.markers()
 	for i := range want {
 		if math.Abs(got[i]-want[i]) > 0.005 {
 			t.Errorf("marker %d = %.4f, want %.2f (all %v)", i, got[i], want[i], got)

@@ -40,12 +40,6 @@ func NewSpaceSaving[K comparable](k int) *SpaceSaving[K] {
 	return &SpaceSaving[K]{k: k, index: idx, heap: ssHeap[K]{es: make([]ssEntry[K], 0, k), idx: idx}}
 }
 
-// K is the number of counters.
-func (s *SpaceSaving[K]) K() int { return s.k }
-
-// N is the number of items added since the last Reset.
-func (s *SpaceSaving[K]) N() uint64 { return s.n }
-
 // Add counts one occurrence of item and returns its new estimate.
 func (s *SpaceSaving[K]) Add(item K) Counter[K] {
 	s.n++
@@ -71,8 +65,8 @@ func (s *SpaceSaving[K]) Add(item K) Counter[K] {
 	return h.es[s.index[item]].Counter
 }
 
-// Estimate returns item's counter if it is monitored.
-func (s *SpaceSaving[K]) Estimate(item K) (Counter[K], bool) {
+// estimate returns item's counter if it is monitored.
+func (s *SpaceSaving[K]) estimate(item K) (Counter[K], bool) {
 	i, ok := s.index[item]
 	if !ok {
 		return Counter[K]{}, false
@@ -80,9 +74,9 @@ func (s *SpaceSaving[K]) Estimate(item K) (Counter[K], bool) {
 	return s.heap.es[i].Counter, true
 }
 
-// Min is the smallest monitored count (0 while fewer than k items are
-// monitored): an unmonitored item occurred at most Min times.
-func (s *SpaceSaving[K]) Min() uint64 {
+// minCount is the smallest monitored count (0 while fewer than k items are
+// monitored): an unmonitored item occurred at most minCount times.
+func (s *SpaceSaving[K]) minCount() uint64 {
 	if len(s.heap.es) < s.k {
 		return 0
 	}

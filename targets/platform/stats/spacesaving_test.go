@@ -20,10 +20,10 @@ func TestSpaceSavingGolden(t *testing.T) {
 	if want := "a:4 d:3 e:2 f:2"; strings.Join(got, " ") != want {
 		t.Errorf("top = %q, want %q", strings.Join(got, " "), want)
 	}
-	if c, _ := s.Estimate("e"); c.Err != 1 {
+	if c, _ := s.estimate("e"); c.Err != 1 {
 		t.Errorf("e: error %d, want 1 (it took over b's counter)", c.Err)
 	}
-	if _, ok := s.Estimate("b"); ok {
+	if _, ok := s.estimate("b"); ok {
 		t.Error("b is still monitored; it should have been replaced")
 	}
 }
@@ -68,15 +68,15 @@ func TestSpaceSavingProperties(t *testing.T) {
 						t.Errorf("item %d: true %d, count %d, err %d: want true ≤ count ≤ true+err", c.Item, tr, c.Count, c.Err)
 					}
 				}
-				if sum != n || s.N() != n {
-					t.Errorf("counters sum to %d, N = %d; want %d", sum, s.N(), n)
+				if sum != n || s.n != n {
+					t.Errorf("counters sum to %d, N = %d; want %d", sum, s.n, n)
 				}
-				if float64(s.Min()) > float64(n)/float64(k) {
-					t.Errorf("min %d > N/k = %v", s.Min(), float64(n)/float64(k))
+				if float64(s.minCount()) > float64(n)/float64(k) {
+					t.Errorf("min %d > N/k = %v", s.minCount(), float64(n)/float64(k))
 				}
 				for x, c := range truth {
 					if float64(c) > math.Floor(float64(n)/float64(k)) {
-						if _, ok := s.Estimate(x); !ok {
+						if _, ok := s.estimate(x); !ok {
 							t.Errorf("item %d occurs %d > N/k times but is not monitored", x, c)
 						}
 					}
@@ -92,11 +92,11 @@ func TestSpaceSavingReset(t *testing.T) {
 		s.Add(x)
 	}
 	s.Reset()
-	if s.N() != 0 || len(s.Top(0)) != 0 || s.Min() != 0 {
-		t.Fatalf("after Reset: N %d, top %v, min %d", s.N(), s.Top(0), s.Min())
+	if s.n != 0 || len(s.Top(0)) != 0 || s.minCount() != 0 {
+		t.Fatalf("after Reset: N %d, top %v, min %d", s.n, s.Top(0), s.minCount())
 	}
 	s.Add("z")
-	if c, ok := s.Estimate("z"); !ok || c.Count != 1 || c.Err != 0 {
+	if c, ok := s.estimate("z"); !ok || c.Count != 1 || c.Err != 0 {
 		t.Fatalf("z after Reset: %+v %v", c, ok)
 	}
 }
