@@ -27,8 +27,11 @@ type bankConfig struct {
 	Bulkheads   bool // off: the per-dependency bulkheads admit everything
 	LedgerLimit int  // concurrent ledger calls
 	VaultLimit  int  // concurrent vault calls
+	// LedgerMode and VaultMode are the dependency bulkheads' modes (hard,
+	// shadow, off) while Bulkheads is on.
+	LedgerMode, VaultMode server.BulkheadMode
 
-	// ListMode is the ListTransactions API bulkhead's mode (hard, observe,
+	// ListMode is the ListTransactions API bulkhead's mode (hard, shadow,
 	// off); ListLimit its limit of concurrent ListTransactions requests.
 	ListMode  server.BulkheadMode
 	ListLimit int
@@ -47,9 +50,17 @@ type bankConfig struct {
 
 // defaultBankConfig returns the defaults documented on BankMain's flags.
 func defaultBankConfig() bankConfig {
-	return bankConfig{Bulkheads: true, LedgerLimit: 32, VaultLimit: 8,
+	return bankConfig{Bulkheads: true, LedgerLimit: 32, VaultLimit: 8, LedgerMode: server.BulkheadHard, VaultMode: server.BulkheadHard,
 		ListMode: server.BulkheadHard, ListLimit: 8,
 		Drawer: true, DrawerCapacity: 200_000, DrawerLow: 100_000}
+}
+
+// depMode is a dependency bulkhead's mode: mode, or off with --bulkheads off.
+func (c bankConfig) depMode(mode server.BulkheadMode) server.BulkheadMode {
+	if !c.Bulkheads {
+		return server.BulkheadOff
+	}
+	return mode
 }
 
 // bank serves TransactCheck, TransactCash and ListTransactions over a ledger
@@ -89,8 +100,8 @@ func newBank(cfg bankConfig, ledger, vault *client.Client, m *server.Metrics, lo
 	}
 	b := &bank{
 		cfg: cfg, ledger: ledger, vault: vault, log: log,
-		ledgerBH: server.NewBulkhead("ledger", cfg.LedgerLimit, cfg.Bulkheads, m),
-		vaultBH:  server.NewBulkhead("vault", cfg.VaultLimit, cfg.Bulkheads, m),
+		ledgerBH: server.NewBulkheadMode("ledger", cfg.LedgerLimit, cfg.depMode(cfg.LedgerMode), 0, m),
+		vaultBH:  server.NewBulkheadMode("vault", cfg.VaultLimit, cfg.depMode(cfg.VaultMode), 0, m),
 		listBH:   server.NewBulkheadMode("list", cfg.ListLimit, cfg.ListMode, 0, m),
 		drawer:   newDrawer(cfg.Drawer, cfg.DrawerCapacity, cfg.DrawerLow),
 		instance: rand.Text()[:10],

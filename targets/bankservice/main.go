@@ -92,7 +92,8 @@ func VaultMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // BankMain runs the bank ("chaosrun serve bankservice") until ctx ends. It needs
 // --dep ledger=ADDR[,ADDR…] and --dep vault=ADDR. Flags: the platform's server
 // and smart-client flags plus --bulkheads on|off, --ledger-limit N,
-// --vault-limit N, --list-bulkhead hard|observe|off, --list-limit N,
+// --vault-limit N, --ledger-bulkhead and --vault-bulkhead hard|shadow|off,
+// --list-bulkhead hard|shadow|off, --list-limit N,
 // --drawer on|off, --drawer-capacity CENTS and --drawer-low CENTS.
 func BankMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := server.DefaultFlags()
@@ -104,7 +105,9 @@ func BankMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var((*onOff)(&bc.Bulkheads), "bulkheads", "per-dependency bulkheads: on or off")
 	fs.IntVar(&bc.LedgerLimit, "ledger-limit", bc.LedgerLimit, "concurrent calls to the ledger (bulkhead)")
 	fs.IntVar(&bc.VaultLimit, "vault-limit", bc.VaultLimit, "concurrent calls to the vault (bulkhead)")
-	fs.Var(bulkheadModeFlag{&bc.ListMode}, "list-bulkhead", "ListTransactions API bulkhead: hard, observe (count only) or off")
+	fs.Var(bulkheadModeFlag{&bc.LedgerMode}, "ledger-bulkhead", "the ledger bulkhead: hard, shadow (count what it would reject, reject nothing) or off")
+	fs.Var(bulkheadModeFlag{&bc.VaultMode}, "vault-bulkhead", "the vault bulkhead: hard, shadow (count what it would reject, reject nothing) or off")
+	fs.Var(bulkheadModeFlag{&bc.ListMode}, "list-bulkhead", "ListTransactions API bulkhead: hard, shadow (count only) or off")
 	fs.IntVar(&bc.ListLimit, "list-limit", bc.ListLimit, "concurrent ListTransactions requests (API bulkhead)")
 	fs.Var((*onOff)(&bc.Drawer), "drawer", "cash drawer in front of the vault: on or off")
 	fs.Int64Var(&bc.DrawerCapacity, "drawer-capacity", bc.DrawerCapacity, "most cash the drawer holds, in cents")
@@ -144,7 +147,7 @@ func BankMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	b := newBank(bc, ledger, vault, m, log)
 	b.Register(srv)
 	log.Info("bank configured", "bulkheads", bc.Bulkheads, "ledger_limit", bc.LedgerLimit,
-		"vault_limit", bc.VaultLimit, "list_bulkhead", bc.ListMode.String(), "list_limit", bc.ListLimit,
+		"vault_limit", bc.VaultLimit, "ledger_bulkhead", bc.LedgerMode.String(), "vault_bulkhead", bc.VaultMode.String(), "list_bulkhead", bc.ListMode.String(), "list_limit", bc.ListLimit,
 		"drawer", bc.Drawer, "drawer_capacity", bc.DrawerCapacity, "drawer_low", bc.DrawerLow,
 		"deps", cfg.Deps.String(), "dep_timeout", cfg.DepTimeout, "retry_mode", cc.RetryMode, "retries", cc.Retries,
 		"breaker", cc.Breaker, "outlier", cc.Outlier.Enabled, "balancer", cc.Balancer, "deadline_propagation", cc.PropagateDeadline)
@@ -157,7 +160,7 @@ func BankMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return err
 }
 
-// bulkheadModeFlag is a server.BulkheadMode flag: hard, observe or off.
+// bulkheadModeFlag is a server.BulkheadMode flag: hard, shadow or off.
 type bulkheadModeFlag struct{ m *server.BulkheadMode }
 
 func (f bulkheadModeFlag) String() string {

@@ -62,7 +62,7 @@ func TestMainsFlagErrors(t *testing.T) {
 		{"bad bulkheads", BankMain, []string{"--bulkheads", "maybe"}, []string{"want on or off", "--bulkheads"}},
 		{"ledger takes one dep", LedgerMain, []string{"--dep", "vault=127.0.0.1:1", "--dep", "p=127.0.0.1:2"}, []string{"at most one dependency, its primary"}},
 		{"bad history", LedgerMain, []string{"--history", "5000"}, []string{"--history 5000: must be 0..1000"}},
-		{"bad list bulkhead", BankMain, []string{"--list-bulkhead", "soft"}, []string{"want hard, observe or off", "--list-bulkhead"}},
+		{"bad list bulkhead", BankMain, []string{"--list-bulkhead", "soft"}, []string{"want hard, shadow or off", "--list-bulkhead"}},
 		{"bad retry mode", BankMain, []string{"--retry-mode", "eager"}, []string{"--retry-mode"}},
 		{"bad drawer", BankMain, []string{"--dep", "ledger=h:1", "--dep", "vault=h:2", "--drawer-low", "5", "--drawer-capacity", "1"}, []string{"--drawer-capacity 1, --drawer-low 5"}},
 		{"bad accounts", LedgerMain, []string{"--accounts", "0"}, []string{"--accounts 0"}},

@@ -9,6 +9,9 @@ import (
 
 // Balancing policies for a dependency's replicas (--balancer).
 const (
+	// balanceEWMA picks two healthy hosts at random and takes the one whose
+	// peak-EWMA latency times its calls in flight (plus this one) is lower.
+	balanceEWMA = "ewma"
 	// balanceRoundRobin takes the healthy hosts in turn.
 	balanceRoundRobin = "rr"
 	// balanceP2C picks two healthy hosts at random and takes the one with
@@ -19,15 +22,27 @@ const (
 // parseBalancer checks a --balancer value.
 func parseBalancer(s string) (string, error) {
 	switch s {
-	case balanceRoundRobin, balanceP2C:
+	case balanceEWMA, balanceRoundRobin, balanceP2C:
 		return s, nil
 	}
-	return "", fmt.Errorf("--balancer %q: want %s or %s", s, balanceRoundRobin, balanceP2C)
+	return "", fmt.Errorf("--balancer %q: want %s, %s or %s", s, balanceEWMA, balanceP2C, balanceRoundRobin)
 }
 
 // maxAvoid caps how long a back-pressure answer's Retry-After keeps a host
 // out of the first choice.
 const maxAvoid = 10 * time.Second
+
+// defaultDecay is the time constant of the peak-EWMA latency estimates
+// (Finagle's and Linkerd's default too).
+const defaultDecay = 10 * time.Second
+
+// lbConfig configures a balancer.
+type lbConfig struct {
+	policy  string
+	decay   time.Duration // of the latency estimates (ewma)
+	outlier OutlierConfig
+	seed    uint64 // of the random choices (p2c, ewma)
+}
 
 // balancer spreads one dependency's attempts over its replicas, skipping
 // ejected hosts and, when it can, hosts that asked to back off and the host the
@@ -38,22 +53,28 @@ type balancer struct {
 	mu       sync.Mutex
 	addrs    []string
 	policy   string
+	decay    time.Duration
 	od       *outliers // nil when outlier detection is off
 	inflight []int
-	avoid    []time.Time // back off from host until
+	lat      []latencyEstimate // per host, kept with the ewma policy
+	avoid    []time.Time       // back off from host until
 	next     int
 	rnd      *rand.Rand
 	onChange func([]ejection) // called under mu with ejections and returns
 }
 
-func newBalancer(addrs []string, policy string, oc OutlierConfig, seed uint64, now time.Time) *balancer {
+func newBalancer(addrs []string, cfg lbConfig, now time.Time) *balancer {
 	b := &balancer{
-		addrs: addrs, policy: policy,
-		inflight: make([]int, len(addrs)), avoid: make([]time.Time, len(addrs)),
-		rnd: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		addrs: addrs, policy: cfg.policy, decay: cfg.decay,
+		inflight: make([]int, len(addrs)), lat: make([]latencyEstimate, len(addrs)),
+		avoid: make([]time.Time, len(addrs)),
+		rnd:   rand.New(rand.NewPCG(cfg.seed, cfg.seed^0x9e3779b97f4a7c15)),
 	}
-	if oc.Enabled {
-		b.od = newOutliers(oc, len(addrs), now)
+	if b.decay <= 0 {
+		b.decay = defaultDecay
+	}
+	if cfg.outlier.Enabled {
+		b.od = newOutliers(cfg.outlier, len(addrs), now)
 	}
 	return b
 }
@@ -104,7 +125,7 @@ func (b *balancer) pick(now time.Time, prev int) int {
 			continue
 		}
 		var i int
-		if b.policy == balanceP2C && count > 1 {
+		if b.policy != balanceRoundRobin && count > 1 {
 			x := b.nth(b.rnd.IntN(count), level, prev, now)
 			k := b.rnd.IntN(count - 1)
 			y := b.nth(k, level, prev, now)
@@ -112,7 +133,7 @@ func (b *balancer) pick(now time.Time, prev int) int {
 				y = b.nth(count-1, level, prev, now)
 			}
 			i = x
-			if b.inflight[y] < b.inflight[x] {
+			if b.cheaper(y, x, now) {
 				i = y
 			}
 		} else {
@@ -122,6 +143,16 @@ func (b *balancer) pick(now time.Time, prev int) int {
 		return i
 	}
 	panic("balancer: no host") // unreachable: levelAny accepts every host and n ≥ 1
+}
+
+// cheaper says whether host y is the better of two random choices over x:
+// fewer calls in flight (p2c), or a lower latency estimate times calls in
+// flight (ewma). A tie keeps x, the first choice.
+func (b *balancer) cheaper(y, x int, now time.Time) bool {
+	if b.policy == balanceEWMA {
+		return cheaperEWMA(b.lat[y], b.inflight[y], b.lat[x], b.inflight[x], now, b.decay)
+	}
+	return b.inflight[y] < b.inflight[x]
 }
 
 // nth returns the k-th host (0-based) that is ok at level.
@@ -150,19 +181,22 @@ func (b *balancer) nextRR(level, prev int, now time.Time) int {
 	return -1
 }
 
-// done ends an attempt on host i with its outcome at now. retryAfter > 0 (a
-// back-pressure answer) keeps the host out of the first choice that long.
-func (b *balancer) done(i int, oc outcome, retryAfter time.Duration, now time.Time) {
+// done ends an attempt on host i as r says, at now. A back-pressure answer
+// (r.retryAfter > 0) keeps the host out of the first choice that long.
+func (b *balancer) done(i int, r result, now time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.inflight[i]--
-	if retryAfter > 0 {
-		b.avoid[i] = now.Add(min(retryAfter, maxAvoid))
+	if r.retryAfter > 0 {
+		b.avoid[i] = now.Add(min(r.retryAfter, maxAvoid))
+	}
+	if r.timed && b.policy == balanceEWMA {
+		b.lat[i].observe(r.rtt, now, b.decay)
 	}
 	if b.od == nil {
 		return
 	}
-	if ev := b.od.record(i, oc, now); len(ev) > 0 && b.onChange != nil {
+	if ev := b.od.record(i, r, now); len(ev) > 0 && b.onChange != nil {
 		b.onChange(ev)
 	}
 }

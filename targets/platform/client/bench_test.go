@@ -60,16 +60,20 @@ func BenchmarkClientOverhead(b *testing.B) {
 	}
 }
 
-// BenchmarkBalancerPick is the balancer and outlier bookkeeping alone.
+// BenchmarkBalancerPick is the balancer and outlier bookkeeping alone: one
+// pick and its done, with a latency sample, under each policy (bench/
+// compares ewma with p2c in the same run).
 func BenchmarkBalancerPick(b *testing.B) {
-	for _, policy := range []string{balanceRoundRobin, balanceP2C} {
+	for _, policy := range []string{balanceRoundRobin, balanceP2C, balanceEWMA} {
 		b.Run(policy, func(b *testing.B) {
-			lb := newBalancer([]string{"a:1", "b:1", "c:1"}, policy, defaultOutlierConfig(), 1, time.Now())
+			lb := newBalancer([]string{"a:1", "b:1", "c:1"}, lbConfig{policy: policy, outlier: defaultOutlierConfig(), seed: 1}, time.Now())
 			now := time.Now()
+			r := result{oc: outcomeSuccess, rtt: 2 * time.Millisecond, timed: true}
 			b.ReportAllocs()
 			for b.Loop() {
+				now = now.Add(time.Microsecond) // the estimates decay between calls
 				i := lb.pick(now, -1)
-				lb.done(i, outcomeSuccess, 0, now)
+				lb.done(i, r, now)
 			}
 		})
 	}

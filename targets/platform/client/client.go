@@ -208,7 +208,7 @@ func New(name string, addrs []string, timeout time.Duration, opts ...Option) (*C
 	if seed == 0 {
 		seed = uint64(o.now().UnixNano())
 	}
-	c.lb = newBalancer(addrs, o.cfg.Balancer, o.cfg.Outlier, seed, o.now())
+	c.lb = newBalancer(addrs, lbConfig{policy: o.cfg.Balancer, decay: o.cfg.BalancerDecay, outlier: o.cfg.Outlier, seed: seed}, o.now())
 	c.lb.onChange = func(ev []ejection) { c.m.ejectionEvents(addrs, ev) }
 	if o.cfg.RetryMode == retrySmart && o.cfg.RetryBudget > 0 {
 		c.budget = newRetryBudget(o.cfg.RetryBudget, o.cfg.RetryBudgetMin, o.cfg.RetryBudgetWindow)
@@ -354,17 +354,19 @@ func (c *Client) attempt(ctx context.Context, cl *call) error {
 	cl.prev = host
 	c.m.hostRequests[host].Inc()
 	err := c.roundTrip(ctx, c.addrs[host], timeout, announce, send, cl)
-	oc, retryAfter := outcomeSuccess, time.Duration(0)
+	end := c.now()
+	r := result{oc: outcomeSuccess, rtt: end.Sub(now), timed: true}
 	if err != nil {
 		err.Attempts, err.deadline = cl.attempts, deadline
-		oc = attemptOutcome(err)
+		r.oc = attemptOutcome(err)
+		r.timed = r.oc == outcomeSuccess || err.Kind == KindTimeout || err.Kind == KindDeadline
 		if err.Backpressure {
 			c.m.backpressure[host].Inc()
-			retryAfter = err.RetryAfter
+			r.retryAfter = err.RetryAfter
 		}
 	}
-	c.lb.done(host, oc, retryAfter, c.now())
-	c.m.attempts[oc].Inc()
+	c.lb.done(host, r, end)
+	c.m.attempts[r.oc].Inc()
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,9 @@ func TestClientRoundRobinAndJSON(t *testing.T) {
 	a, b := mk("a"), mk("b")
 	defer a.Close()
 	defer b.Close()
-	c, err := New("dep", []string{hostPort(a), hostPort(b)}, time.Second)
+	cfg := DefaultConfig()
+	cfg.Balancer = balanceRoundRobin
+	c, err := New("dep", []string{hostPort(a), hostPort(b)}, time.Second, WithConfig(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,8 +40,11 @@ type Config struct {
 	// BreakerProbes is the trial attempts in half-open that must all succeed to close (--breaker-probes).
 	BreakerProbes int
 
-	// Balancer is rr or p2c (--balancer).
+	// Balancer is ewma, p2c or rr (--balancer).
 	Balancer string
+	// BalancerDecay is the time constant of the ewma balancer's latency
+	// estimates: how fast a host's slow record fades (--balancer-decay).
+	BalancerDecay time.Duration
 	// PropagateDeadline bounds each attempt by the incoming request's remaining
 	// budget, sends it downstream in X-Deadline-Ms and never starts an attempt
 	// with no budget left (--deadline-propagation). Off, attempts use the
@@ -50,15 +53,15 @@ type Config struct {
 	PropagateDeadline bool
 	// Outlier is outlier detection over the replicas.
 	Outlier OutlierConfig
-	// Seed seeds the balancer's random choices (p2c); 0 picks one.
+	// Seed seeds the balancer's random choices (ewma, p2c); 0 picks one.
 	Seed uint64
 }
 
 // DefaultConfig returns the defaults: smart retries (2, 10 ms..500 ms
 // full-jitter backoff, 10% budget over 10 s with 10 retries always allowed,
 // timeouts retried), breaker on (50% of ≥ 20 attempts in 10 s, open 5 s, 3
-// probes), round robin, deadline propagation on, outlier detection on
-// (defaultOutlierConfig).
+// probes), latency-aware balancing (peak EWMA over two random choices, 10 s
+// decay), deadline propagation on, outlier detection on (defaultOutlierConfig).
 func DefaultConfig() Config {
 	return Config{
 		RetryMode: retrySmart, Retries: 2, RetryTimeouts: true,
@@ -66,7 +69,8 @@ func DefaultConfig() Config {
 		RetryBudget: 0.1, RetryBudgetMin: 10, RetryBudgetWindow: 10 * time.Second,
 		Breaker: true, BreakerFailureRate: 0.5, BreakerMinCalls: 20,
 		BreakerWindow: 10 * time.Second, BreakerDelay: 5 * time.Second, BreakerProbes: 3,
-		Balancer:          balanceRoundRobin,
+		Balancer:          balanceEWMA,
+		BalancerDecay:     defaultDecay,
 		PropagateDeadline: true,
 		Outlier:           defaultOutlierConfig(),
 	}
@@ -88,7 +92,8 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.BreakerWindow, "breaker-window", c.BreakerWindow, "rolling window of the breaker's failure rate")
 	fs.DurationVar(&c.BreakerDelay, "breaker-delay", c.BreakerDelay, "time the breaker stays open before trial attempts")
 	fs.IntVar(&c.BreakerProbes, "breaker-probes", c.BreakerProbes, "trial attempts in half-open that must succeed to close the breaker")
-	fs.Var(choiceFlag{&c.Balancer, parseBalancer}, "balancer", "load balancing over replicas: rr (round robin) or p2c (two random choices, least loaded)")
+	fs.Var(choiceFlag{&c.Balancer, parseBalancer}, "balancer", "load balancing over replicas: ewma (two random choices, lower peak-EWMA latency × calls in flight), p2c (two random choices, least loaded) or rr (round robin)")
+	fs.DurationVar(&c.BalancerDecay, "balancer-decay", c.BalancerDecay, "time constant of the ewma balancer's latency estimates (how fast a slow record fades)")
 	fs.Var((*onOffFlag)(&c.PropagateDeadline), "deadline-propagation", "bound dependency calls by the request's deadline and send it on: on or off")
 	o := &c.Outlier
 	fs.Var((*onOffFlag)(&o.Enabled), "outlier", "outlier detection and ejection over replicas: on or off")
@@ -103,6 +108,9 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.IntVar(&o.FailurePercent, "outlier-failure-percent", o.FailurePercent, "eject replicas failing at least this percent of requests in an interval (0 = off)")
 	fs.IntVar(&o.FailurePercentMinHosts, "outlier-failure-percent-min-hosts", o.FailurePercentMinHosts, "replicas with enough volume needed for the failure-percentage detector")
 	fs.IntVar(&o.FailurePercentVolume, "outlier-failure-percent-volume", o.FailurePercentVolume, "requests per interval a replica needs for the failure-percentage detector")
+	fs.Float64Var(&o.LatencyFactor, "outlier-latency-factor", o.LatencyFactor, "eject replicas whose mean latency in an interval is over this × the other replicas' median (0 = off)")
+	fs.IntVar(&o.LatencyVolume, "outlier-latency-volume", o.LatencyVolume, "latency samples per interval a replica needs for the latency detector")
+	fs.DurationVar(&o.LatencyFloor, "outlier-latency-floor", o.LatencyFloor, "a mean latency at or under this never makes a replica an outlier")
 }
 
 // Validate checks the values; the error names the flag and what is allowed.
@@ -130,6 +138,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--breaker-min-calls %d, --breaker-probes %d: both must be at least 1", c.BreakerMinCalls, c.BreakerProbes)
 	case c.BreakerWindow <= 0 || c.BreakerDelay <= 0:
 		return fmt.Errorf("--breaker-window %s, --breaker-delay %s: both must be positive", c.BreakerWindow, c.BreakerDelay)
+	case c.BalancerDecay <= 0:
+		return fmt.Errorf("--balancer-decay %s: must be positive", c.BalancerDecay)
 	}
 	return c.Outlier.validate()
 }

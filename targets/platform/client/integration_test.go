@@ -36,6 +36,8 @@ func newReplica(t *testing.T, badMode string) *replica {
 				case <-req.Context().Done():
 					return
 				}
+			case "slow":
+				time.Sleep(60 * time.Millisecond)
 			}
 		}
 		platform.WriteJSON(w, http.StatusOK, map[string]string{"ok": "yes"})
@@ -77,6 +79,7 @@ func TestOutlierEjectionEndToEnd(t *testing.T) {
 			reps := []*replica{newReplica(t, tt.badMode), newReplica(t, tt.badMode), newReplica(t, tt.badMode)}
 			addrs := []string{hostPort(reps[0].srv), hostPort(reps[1].srv), hostPort(reps[2].srv)}
 			cfg := DefaultConfig()
+			cfg.Balancer = balanceRoundRobin // ejection alone, not the latency-aware balancer
 			cfg.Outlier.Enabled = tt.outlier
 			cfg.Outlier.Interval = 200 * time.Millisecond
 			cfg.Outlier.BaseEjection = 2 * time.Second
@@ -145,6 +148,73 @@ func TestOutlierEjectionEndToEnd(t *testing.T) {
 				if badShare < 0.2 {
 					t.Errorf("outlier off: bad replica's share = %.1f%%, want about a third (> 20%%)", 100*badShare)
 				}
+			}
+		})
+	}
+}
+
+// TestSlowReplicaEndToEnd: one of three real replicas answers 60 ms late,
+// well under the 1 s timeout, never failing. The latency-aware balancer
+// alone keeps it under 5% of the calls; round robin with the latency
+// detector ejects it (the ejection metric says: signal latency); round robin
+// without it leaves it a third.
+func TestSlowReplicaEndToEnd(t *testing.T) {
+	tests := []struct {
+		name        string
+		balancer    string
+		latency     bool
+		maxShare    float64
+		minShare    float64
+		wantLatency bool // ejected by the latency detector
+	}{
+		{"ewma", balanceEWMA, true, 0.05, 0, false},
+		{"rr with latency ejection", balanceRoundRobin, true, 0.15, 0, true},
+		{"rr alone", balanceRoundRobin, false, 1, 0.25, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reps := []*replica{newReplica(t, "slow"), newReplica(t, "slow"), newReplica(t, "slow")}
+			addrs := []string{hostPort(reps[0].srv), hostPort(reps[1].srv), hostPort(reps[2].srv)}
+			cfg := DefaultConfig()
+			cfg.Balancer = tt.balancer
+			cfg.Outlier.Interval = 200 * time.Millisecond
+			cfg.Outlier.BaseEjection = 2 * time.Second
+			cfg.Outlier.LatencyVolume = 5 // a closed loop of 4 makes few calls to a slow host
+			if !tt.latency {
+				cfg.Outlier.LatencyFactor = 0
+			}
+			c, err := New("ledger", addrs, time.Second, WithConfig(cfg), WithRegisterer(prometheus.NewRegistry()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			drive(c, 300*time.Millisecond) // warm up, all fast
+			reps[2].bad.Store(true)
+			drive(c, 500*time.Millisecond) // detection
+			var before [3]int64
+			for i, r := range reps {
+				before[i] = r.served.Load()
+			}
+			drive(c, 1500*time.Millisecond)
+			var total, slow int64
+			for i, r := range reps {
+				n := r.served.Load() - before[i]
+				total += n
+				if i == 2 {
+					slow = n
+				}
+			}
+			share := float64(slow) / float64(total)
+			ejections := metricValue(t, c.m.vecs.ejections.WithLabelValues("ledger", addrs[2], string(detectLatency), signalLatency))
+			t.Logf("slow replica: %d of %d calls (%.1f%%), latency ejections %g", slow, total, 100*share, ejections)
+			if share > tt.maxShare || share < tt.minShare {
+				t.Errorf("slow replica's share %.1f%%, want %.0f%%..%.0f%%", 100*share, 100*tt.minShare, 100*tt.maxShare)
+			}
+			if tt.wantLatency && ejections == 0 {
+				t.Error("no ejection with signal latency")
+			}
+			if !tt.latency && ejections != 0 {
+				t.Error("latency detector off, yet a latency ejection")
 			}
 		})
 	}

@@ -16,7 +16,7 @@ type clientVecs struct {
 	backpressure  *prometheus.CounterVec // dependency, host
 	breakerState  *prometheus.GaugeVec   // dependency
 	breakerReject *prometheus.CounterVec // dependency
-	ejections     *prometheus.CounterVec // dependency, host, detector
+	ejections     *prometheus.CounterVec // dependency, host, detector, signal
 	ejectedHosts  *prometheus.GaugeVec   // dependency
 	hostEjected   *prometheus.GaugeVec   // dependency, host
 }
@@ -54,7 +54,7 @@ func newClientVecs(reg prometheus.Registerer) (*clientVecs, error) {
 		breakerReject: counter("platform_client_breaker_rejected_total",
 			"Attempts failed fast by an open circuit breaker.", "dependency"),
 		ejections: counter("platform_client_ejections_total",
-			"Outlier ejections of a replica, by detector.", "dependency", "host", "detector"),
+			"Outlier ejections of a replica, by detector and signal (failures or latency).", "dependency", "host", "detector", "signal"),
 		ejectedHosts: gauge("platform_client_ejected_hosts",
 			"Replicas of a dependency ejected now.", "dependency"),
 		hostEjected: gauge("platform_client_host_ejected",
@@ -126,7 +126,7 @@ func (m *depMetrics) ejectionEvents(hosts []string, evs []ejection) {
 			m.ejectedHosts.Dec()
 			continue
 		}
-		m.vecs.ejections.WithLabelValues(m.dep, hosts[e.Host], string(e.Detector)).Inc()
+		m.vecs.ejections.WithLabelValues(m.dep, hosts[e.Host], string(e.Detector), e.Detector.signal()).Inc()
 		m.hostEjected[e.Host].Set(1)
 		m.ejectedHosts.Inc()
 	}

@@ -3,13 +3,15 @@ package client
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
 // OutlierConfig is Envoy-style outlier detection over a dependency's replicas.
-// Hosts are ejected by three detectors: consecutive failures (inline), success
-// rate below mean − StdevFactor·stdev and failure percentage above a threshold
-// (both at each Interval sweep). An ejected host stays out for BaseEjection ×
+// Hosts are ejected by four detectors: consecutive failures (inline), success
+// rate below mean − StdevFactor·stdev, failure percentage above a threshold
+// and mean latency far above the other hosts' (the last three at each
+// Interval sweep). An ejected host stays out for BaseEjection ×
 // times ejected (capped at MaxEjection) and is returned to service by the
 // first sweep after that. At most MaxEjectionPercent of the hosts are ejected at
 // once, but one host may always be.
@@ -40,6 +42,16 @@ type OutlierConfig struct {
 	FailurePercentMinHosts int
 	// FailurePercentVolume is the requests a host needs in an interval to count.
 	FailurePercentVolume int
+	// LatencyFactor ejects hosts whose mean latency in an interval is above
+	// this many times the median of the other judged hosts' and above
+	// LatencyFloor; 0 disables.
+	LatencyFactor float64
+	// LatencyVolume is the latency samples a host needs in an interval to be
+	// judged (and to count in the others' median).
+	LatencyVolume int
+	// LatencyFloor: a mean latency at or below it is never an outlier, so
+	// that noise among fast hosts ejects nothing.
+	LatencyFloor time.Duration
 }
 
 // defaultOutlierConfig returns the defaults documented on the flags: tighter
@@ -59,6 +71,9 @@ func defaultOutlierConfig() OutlierConfig {
 		FailurePercent:         50,
 		FailurePercentMinHosts: 3,
 		FailurePercentVolume:   20,
+		LatencyFactor:          3,
+		LatencyVolume:          20,
+		LatencyFloor:           10 * time.Millisecond,
 	}
 }
 
@@ -85,6 +100,12 @@ func (c OutlierConfig) validate() error {
 	case c.FailurePercentMinHosts < 1 || c.FailurePercentVolume < 1:
 		return fmt.Errorf("--outlier-failure-percent-min-hosts %d, --outlier-failure-percent-volume %d: both must be at least 1",
 			c.FailurePercentMinHosts, c.FailurePercentVolume)
+	case c.LatencyFactor != 0 && !(c.LatencyFactor > 1):
+		return fmt.Errorf("--outlier-latency-factor %g: must be 0 (off) or above 1", c.LatencyFactor)
+	case c.LatencyVolume < 1:
+		return fmt.Errorf("--outlier-latency-volume %d: must be at least 1", c.LatencyVolume)
+	case c.LatencyFloor < 0:
+		return fmt.Errorf("--outlier-latency-floor %s: must not be negative", c.LatencyFloor)
 	}
 	return nil
 }
@@ -97,7 +118,23 @@ const (
 	detectConsecutive5xx    detector = "consecutive_5xx"
 	detectSuccessRate       detector = "success_rate"
 	detectFailurePercentage detector = "failure_percentage"
+	detectLatency           detector = "latency"
 )
+
+// Signals that eject a host, as in the ejections metric: failures (the first
+// three detectors) or latency.
+const (
+	signalFailures = "failures"
+	signalLatency  = "latency"
+)
+
+// signal is the kind of evidence d ejects on.
+func (d detector) signal() string {
+	if d == detectLatency {
+		return signalLatency
+	}
+	return signalFailures
+}
 
 // outcome is what one attempt says about the host that served it.
 type outcome uint8
@@ -111,10 +148,25 @@ const (
 	outcomeNeutral
 )
 
+// result is how one attempt on a host ended, as the balancer and the
+// outlier detector see it.
+type result struct {
+	oc outcome
+	// rtt is the attempt's latency; timed says it is a latency sample: an
+	// answer, or no answer within the attempt's time. Fast failures and
+	// calls the caller gave up are not.
+	rtt   time.Duration
+	timed bool
+	// retryAfter > 0: a back-pressure answer asked to back off that long.
+	retryAfter time.Duration
+}
+
 // hostHealth is one host's outlier state.
 type hostHealth struct {
 	consecutive int // failures in a row
 	succ, fail  int // this interval
+	latSum      time.Duration
+	latN        int // latency samples this interval
 	ejected     bool
 	ejectedAt   time.Time
 	unejectedAt time.Time
@@ -135,10 +187,13 @@ type outliers struct {
 	hosts     []hostHealth
 	nEjected  int
 	nextSweep time.Time
+	means     []float64 // latency detector's scratch: each host's mean, -1 unjudged
+	others    []float64 // and the other hosts' means
 }
 
 func newOutliers(cfg OutlierConfig, n int, now time.Time) *outliers {
-	return &outliers{cfg: cfg, hosts: make([]hostHealth, n), nextSweep: now.Add(cfg.Interval)}
+	return &outliers{cfg: cfg, hosts: make([]hostHealth, n), nextSweep: now.Add(cfg.Interval),
+		means: make([]float64, n), others: make([]float64, 0, n)}
 }
 
 // ejected says whether host i is out of the healthy set.
@@ -175,11 +230,15 @@ func (o *outliers) eject(i int, d detector, now time.Time, out []ejection) []eje
 	return append(out, ejection{Host: i, Detector: d})
 }
 
-// record counts one attempt's outcome on host i; a consecutive-failure
+// record counts how one attempt on host i ended; a consecutive-failure
 // ejection happens at once and is returned.
-func (o *outliers) record(i int, oc outcome, now time.Time) []ejection {
+func (o *outliers) record(i int, r result, now time.Time) []ejection {
 	h := &o.hosts[i]
-	switch oc {
+	if r.timed {
+		h.latSum += r.rtt
+		h.latN++
+	}
+	switch r.oc {
 	case outcomeSuccess:
 		h.succ++
 		h.consecutive = 0
@@ -198,8 +257,8 @@ func (o *outliers) due(now time.Time) bool { return !now.Before(o.nextSweep) }
 
 // sweep runs the interval work at now: it returns hosts whose ejection time has
 // passed to service, decays the multiplier of hosts healthy for a whole base
-// ejection time, runs the success-rate and failure-percentage detectors over
-// this interval's counts, and starts a new interval.
+// ejection time, runs the success-rate, failure-percentage and latency
+// detectors over this interval's counts, and starts a new interval.
 func (o *outliers) sweep(now time.Time) []ejection {
 	var out []ejection
 	for i := range o.hosts {
@@ -225,8 +284,14 @@ func (o *outliers) sweep(now time.Time) []ejection {
 			out = o.eject(i, detectFailurePercentage, now, out)
 		}
 	}
+	if o.cfg.LatencyFactor > 0 {
+		for _, i := range o.latencyOutliers() {
+			out = o.eject(i, detectLatency, now, out)
+		}
+	}
 	for i := range o.hosts {
-		o.hosts[i].succ, o.hosts[i].fail = 0, 0
+		h := &o.hosts[i]
+		h.succ, h.fail, h.latSum, h.latN = 0, 0, 0, 0
 	}
 	o.nextSweep = now.Add(o.cfg.Interval)
 	return out
@@ -282,4 +347,47 @@ func (o *outliers) failurePercentOutliers() []int {
 		}
 	}
 	return out
+}
+
+// latencyOutliers returns the healthy hosts whose mean latency this interval
+// is above LatencyFloor and above LatencyFactor × the median of the other
+// judged hosts' means. A host is judged with LatencyVolume latency samples
+// in the interval; with no other host judged there is nothing to compare.
+func (o *outliers) latencyOutliers() []int {
+	for i, h := range o.hosts {
+		o.means[i] = -1
+		if !h.ejected && h.latN >= o.cfg.LatencyVolume {
+			o.means[i] = float64(h.latSum) / float64(h.latN)
+		}
+	}
+	var out []int
+	for i, m := range o.means {
+		if m < 0 || m <= float64(o.cfg.LatencyFloor) {
+			continue
+		}
+		if med, ok := o.medianOfOthers(i); ok && m > o.cfg.LatencyFactor*med {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// medianOfOthers is the median of the judged hosts' mean latencies but host
+// skip's, and false when no other host is judged.
+func (o *outliers) medianOfOthers(skip int) (float64, bool) {
+	s := o.others[:0]
+	for j, m := range o.means {
+		if j != skip && m >= 0 {
+			s = append(s, m)
+		}
+	}
+	if len(s) == 0 {
+		return 0, false
+	}
+	slices.Sort(s)
+	k := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[k], true
+	}
+	return (s[k-1] + s[k]) / 2, true
 }

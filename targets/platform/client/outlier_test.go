@@ -1,6 +1,7 @@
 package client
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -20,10 +21,10 @@ func testOutlierConfig() OutlierConfig {
 func feed(o *outliers, i, succ, fail int, now time.Time) []ejection {
 	var out []ejection
 	for range succ {
-		out = append(out, o.record(i, outcomeSuccess, now)...)
+		out = append(out, o.record(i, result{oc: outcomeSuccess}, now)...)
 	}
 	for range fail {
-		out = append(out, o.record(i, outcomeFailure, now)...)
+		out = append(out, o.record(i, result{oc: outcomeFailure}, now)...)
 	}
 	return out
 }
@@ -46,7 +47,7 @@ func TestOutlierConsecutive5xx(t *testing.T) {
 			var got []ejection
 			for _, ch := range tt.pattern {
 				oc := map[rune]outcome{'s': outcomeSuccess, 'f': outcomeFailure, 'n': outcomeNeutral}[ch]
-				got = append(got, o.record(1, oc, ot0)...)
+				got = append(got, o.record(1, result{oc: oc}, ot0)...)
 			}
 			if o.ejected(1) != tt.ejected {
 				t.Fatalf("ejected = %v, want %v", o.ejected(1), tt.ejected)
@@ -110,6 +111,96 @@ func TestOutlierFailurePercentage(t *testing.T) {
 			}
 			checkEjections(t, o.sweep(ot0.Add(time.Second)), detectFailurePercentage, tt.want)
 		})
+	}
+}
+
+// feedLatency records n answers of latency rtt on host i at now.
+func feedLatency(o *outliers, i, n int, rtt time.Duration, now time.Time) {
+	for range n {
+		o.record(i, result{oc: outcomeSuccess, rtt: rtt, timed: true}, now)
+	}
+}
+
+// TestOutlierLatency: hosts' mean latencies this interval (ms) and latency
+// sample counts; the sweep ejects those over factor × the others' median
+// and over the floor.
+func TestOutlierLatency(t *testing.T) {
+	tests := []struct {
+		name    string
+		ms      []float64
+		n       []int
+		percent int
+		want    []int
+	}{
+		{"one slow host among three", []float64{2, 3, 122}, []int{40, 40, 40}, 50, []int{2}},
+		{"one slow host of two", []float64{2, 122}, []int{40, 40}, 50, []int{1}},
+		{"alike", []float64{2, 3, 4}, []int{40, 40, 40}, 50, nil},
+		{"three times but under the floor", []float64{1, 1, 9}, []int{40, 40, 40}, 50, nil},
+		{"at factor × median is not over it", []float64{10, 10, 30}, []int{40, 40, 40}, 50, nil},
+		{"slow host below the volume", []float64{2, 3, 122}, []int{40, 40, 19}, 50, nil},
+		{"nobody else judged", []float64{2, 3, 122}, []int{10, 10, 40}, 50, nil},
+		{"two slow of four: the max percent allows both", []float64{2, 2, 100, 100}, []int{40, 40, 40, 40}, 50, []int{2, 3}},
+		{"two slow of three: the median is slow itself", []float64{2, 100, 100}, []int{40, 40, 40}, 100, nil},
+		{"two slow of five, 20% cap: one", []float64{2, 2, 2, 100, 100}, []int{40, 40, 40, 40, 40}, 20, []int{3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := testOutlierConfig()
+			cfg.Consecutive5xx, cfg.SuccessRateStdevFactor, cfg.FailurePercent = 0, 0, 0
+			cfg.LatencyFactor, cfg.LatencyVolume, cfg.LatencyFloor = 3, 20, 10*time.Millisecond
+			cfg.MaxEjectionPercent = tt.percent
+			o := newOutliers(cfg, len(tt.ms), ot0)
+			for i, ms := range tt.ms {
+				feedLatency(o, i, tt.n[i], time.Duration(ms*float64(time.Millisecond)), ot0)
+			}
+			got := o.sweep(ot0.Add(time.Second))
+			checkEjections(t, got, detectLatency, tt.want)
+			for _, e := range got {
+				if e.Detector.signal() != signalLatency {
+					t.Errorf("ejection %v: signal %q, want latency", e, e.Detector.signal())
+				}
+			}
+		})
+	}
+}
+
+// TestOutlierLatencyReadmitsAndJudgesAgain: a host slow for good is ejected
+// for the base ejection time, returned to service, judged on its next
+// interval with volume and ejected again; once fast it stays in.
+func TestOutlierLatencyReadmitsAndJudgesAgain(t *testing.T) {
+	cfg := testOutlierConfig() // interval 1s, base 5s
+	cfg.Consecutive5xx = 0
+	o := newOutliers(cfg, 3, ot0)
+	second := func(s int, slow time.Duration) []ejection { // one interval of traffic, then its sweep
+		now := ot0.Add(time.Duration(s) * time.Second)
+		for i := range 3 {
+			rtt := 2 * time.Millisecond
+			if i == 2 {
+				rtt = slow
+			}
+			if !o.ejected(i) {
+				feedLatency(o, i, 40, rtt, now)
+			}
+		}
+		return o.sweep(now.Add(time.Second))
+	}
+	steps := []struct {
+		at      int // traffic in [at, at+1s), sweep at at+1s
+		slow    time.Duration
+		want    []ejection
+		ejected bool
+	}{
+		{0, 120 * time.Millisecond, []ejection{{2, detectLatency}}, true}, // out from 1s for 5s
+		{4, 120 * time.Millisecond, nil, true},
+		{5, 120 * time.Millisecond, []ejection{{Host: 2}}, false},         // back at 6s, no volume yet
+		{6, 120 * time.Millisecond, []ejection{{2, detectLatency}}, true}, // judged again: out 2 × 5s
+		{16, 2 * time.Millisecond, []ejection{{Host: 2}}, false},          // back at 17s
+		{17, 2 * time.Millisecond, nil, false},                            // fast now: stays in
+	}
+	for _, st := range steps {
+		if got := second(st.at, st.slow); !slices.Equal(got, st.want) || o.ejected(2) != st.ejected {
+			t.Fatalf("interval at %ds: events %v, ejected %v; want %v, %v", st.at, got, o.ejected(2), st.want, st.ejected)
+		}
 	}
 }
 
@@ -210,6 +301,9 @@ func TestOutlierConfigValidate(t *testing.T) {
 		func(c *OutlierConfig) { c.MaxEjectionPercent = 101 },
 		func(c *OutlierConfig) { c.FailurePercent = -1 },
 		func(c *OutlierConfig) { c.SuccessRateVolume = 0 },
+		func(c *OutlierConfig) { c.LatencyFactor = 0.5 },
+		func(c *OutlierConfig) { c.LatencyVolume = 0 },
+		func(c *OutlierConfig) { c.LatencyFloor = -time.Millisecond },
 	}
 	if err := defaultOutlierConfig().validate(); err != nil {
 		t.Fatalf("defaults: %v", err)

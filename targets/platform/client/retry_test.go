@@ -70,9 +70,11 @@ func (f *fakeTransport) count() int {
 	return f.n
 }
 
-// quickConfig is the default config with no backoff wait, no budget and no breaker.
+// quickConfig is the default config with no backoff wait, no budget and no
+// breaker, balancing round robin (so that retries' hosts are known).
 func quickConfig(mode string, retries int) Config {
 	c := DefaultConfig()
+	c.Balancer = balanceRoundRobin
 	c.RetryMode, c.Retries = mode, retries
 	c.RetryBackoff, c.RetryBackoffMax = 0, 0
 	c.RetryBudget = 0

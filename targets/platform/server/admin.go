@@ -11,9 +11,13 @@ import (
 
 // bulkheadResize is the JSON body of PUT /admin/bulkheads/{name}.
 type bulkheadResize struct {
+	// Limit is the new limit; 0 keeps it when Mode is set.
 	Limit int `json:"limit"`
 	// Reservations replaces a soft bulkhead's per-key reservations (optional).
 	Reservations map[string]int `json:"reservations,omitempty"`
+	// Mode switches the mode (optional): hard, shadow or off. A bulkhead
+	// watched in shadow mode starts enforcing with "hard".
+	Mode string `json:"mode,omitempty"`
 }
 
 // bulkheadInfo is one bulkhead in GET /admin/bulkheads.
@@ -74,7 +78,7 @@ func (s *Server) bulkheadInfo(b resizable) bulkheadInfo {
 	case *Bulkhead:
 		info.Inflight, info.Mode = v.inUse(), v.bulkMode().String()
 	case *softBulkhead:
-		info.Inflight, info.Mode, info.Reservations = v.inUse(), "soft-"+v.mode.String(), v.reservations()
+		info.Inflight, info.Mode, info.Reservations = v.inUse(), "soft-"+v.bulkMode().String(), v.reservations()
 	}
 	return info
 }
@@ -104,21 +108,34 @@ func (s *Server) putBulkhead(w http.ResponseWriter, r *http.Request) {
 		platform.WriteError(w, http.StatusBadRequest, "bad-request", fmt.Sprintf(`%s: PUT /admin/bulkheads/%s: %v; want {"limit": N}`, s.name, name, err))
 		return
 	}
-	var err error
-	switch v := b.(type) {
-	case *softBulkhead:
-		err = v.resize(in.Limit, in.Reservations)
-	default:
-		if in.Reservations != nil {
-			err = fmt.Errorf("bulkhead %s is not soft: it has no reservations", name)
-		} else {
-			err = b.setLimit(in.Limit)
-		}
-	}
-	if err != nil {
+	if err := resizeBulkhead(b, in); err != nil {
 		platform.WriteError(w, http.StatusBadRequest, "bad-request", fmt.Sprintf("%s: PUT /admin/bulkheads/%s: %v", s.name, name, err))
 		return
 	}
-	s.log.Info("bulkhead resized", "target", s.name, "bulkhead", name, "limit", in.Limit)
+	s.log.Info("bulkhead resized", "target", s.name, "bulkhead", name, "limit", b.Limit(), "mode", in.Mode)
 	platform.WriteJSON(w, http.StatusOK, s.bulkheadInfo(b))
+}
+
+// resizeBulkhead applies a PUT /admin/bulkheads/{name} body to b: the mode
+// first, then the limit (0 with a mode: unchanged) and reservations.
+func resizeBulkhead(b resizable, in bulkheadResize) error {
+	if in.Mode != "" {
+		m, err := ParseBulkheadMode(in.Mode)
+		if err != nil {
+			return err
+		}
+		b.setMode(m)
+		if in.Limit == 0 && in.Reservations == nil {
+			return nil
+		}
+	}
+	switch v := b.(type) {
+	case *softBulkhead:
+		return v.resize(in.Limit, in.Reservations)
+	default:
+		if in.Reservations != nil {
+			return fmt.Errorf("bulkhead %s is not soft: it has no reservations", b.Name())
+		}
+		return b.setLimit(in.Limit)
+	}
 }

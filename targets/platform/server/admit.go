@@ -23,7 +23,7 @@ const (
 // decisionCounters are the admission path's counters, resolved once.
 type decisionCounters struct {
 	deadlineNone, deadlineOK, deadlineArrival, deadlineQueued, deadlineWasted prometheus.Counter
-	quotaOff, quotaAdmit, quotaReject, quotaError                             prometheus.Counter
+	quotaOff, quotaAdmit, quotaReject, quotaWould, quotaError                 prometheus.Counter
 	bulkAdmit, bulkReject, bulkShed, bulkWould                                prometheus.Counter
 	queueNow, queueWaited, queueCodel, queueBP, queueFull, queueTimeout       prometheus.Counter
 	queueCanceled, queueDeadline                                              prometheus.Counter
@@ -37,6 +37,7 @@ func newDecisionCounters(x *admissionMetrics) decisionCounters {
 		deadlineArrival: c(stageDeadline, "expired-on-arrival"), deadlineQueued: c(stageDeadline, "expired-in-queue"),
 		deadlineWasted: c(stageDeadline, "expired-started-anyway"),
 		quotaOff:       c(stageQuota, "off"), quotaAdmit: c(stageQuota, "admit"), quotaReject: c(stageQuota, "reject"),
+		quotaWould: c(stageQuota, "would-reject"),
 		quotaError: c(stageQuota, "error-fail-open"),
 		bulkAdmit:  c(stageBulkhead, "admit"), bulkReject: c(stageBulkhead, "reject"), bulkShed: c(stageBulkhead, "shed"),
 		bulkWould: c(stageBulkhead, "would-reject"),
@@ -111,17 +112,8 @@ func (s *Server) admit(route string, h http.Handler, opts RouteOptions) http.Han
 		}
 
 		// 2. The caller's quota.
-		if s.cfg.Quotas {
-			d := s.quotas.check(ctx, r.Header.Get(platform.HeaderCaller))
-			s.countQuota(d)
-			if !d.Allowed {
-				rec.Header().Set(platform.HeaderRetryAfter, retryAfterSeconds(d.RetryAfter))
-				s.reject(rec, http.StatusTooManyRequests, platform.ReasonQuota,
-					fmt.Sprintf("%s: caller %q is over its quota of %g requests/s", s.name, d.Caller, d.Rate))
-				return
-			}
-		} else {
-			s.dec.quotaOff.Inc()
+		if !s.quota(rec, r) {
+			return
 		}
 
 		// 3. The API's bulkhead.
@@ -220,7 +212,26 @@ func (s *Server) reject(w http.ResponseWriter, status int, reason, msg string) {
 	platform.WriteError(w, status, reason, msg)
 }
 
+// quota takes r against its caller's quota and says whether it may go on;
+// if not, it has answered 429. A quota in shadow mode only counts.
+func (s *Server) quota(w http.ResponseWriter, r *http.Request) bool {
+	if !s.cfg.Quotas {
+		s.dec.quotaOff.Inc()
+		return true
+	}
+	d := s.quotas.check(r.Context(), r.Header.Get(platform.HeaderCaller))
+	s.countQuota(d)
+	if d.Allowed || d.Shadow {
+		return true
+	}
+	w.Header().Set(platform.HeaderRetryAfter, retryAfterSeconds(d.RetryAfter))
+	s.reject(w, http.StatusTooManyRequests, platform.ReasonQuota,
+		fmt.Sprintf("%s: caller %q is over its quota of %g requests/s", s.name, d.Caller, d.Rate))
+	return false
+}
+
 func (s *Server) countQuota(d quotaDecision) {
+	decision := "admit"
 	switch {
 	case d.Err != nil:
 		s.dec.quotaError.Inc()
@@ -228,19 +239,22 @@ func (s *Server) countQuota(d quotaDecision) {
 		s.log.Warn("quota counter failed; request let through", "target", s.name, "err", d.Err)
 	case d.Allowed:
 		s.dec.quotaAdmit.Inc()
+	case d.Shadow:
+		s.dec.quotaWould.Inc()
+		decision = "would-reject"
 	default:
 		s.dec.quotaReject.Inc()
+		decision = "reject"
 	}
 	if d.Rate > 0 {
 		label := "other"
 		if s.quotas.listed(d.Caller) {
 			label = d.Caller
 		}
-		decision := "admit"
-		if !d.Allowed {
-			decision = "reject"
-		}
 		s.metrics.server.QuotaDecisions.WithLabelValues(label, decision).Inc()
+		if decision == "would-reject" {
+			s.metrics.server.ShadowRejections.WithLabelValues(limitQuota, label, shadowOverQuota).Inc()
+		}
 	}
 }
 

@@ -359,6 +359,57 @@ func TestQuotasOff(t *testing.T) {
 	}
 }
 
+// TestQuotasShadow: the same arrivals (over a second of fake time) through
+// an enforcing quota and through a shadow one: shadow mode answers every
+// request, and what it counts as would-be rejections is exactly what the
+// enforcing server rejected, because a would-be rejection takes no token.
+func TestQuotasShadow(t *testing.T) {
+	tests := []struct {
+		name   string
+		shadow []string
+	}{
+		{"per caller", []string{"rogue"}},
+		{"every caller", []string{ShadowAll}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := func(shadow []string) (ok, limited int, m *Metrics) {
+				clk := &fakeClock{t: t0}
+				m = NewMetrics()
+				s := New("test", Config{Workers: 4, QueueTimeout: time.Second, Quotas: true, Clock: clk.Now,
+					Quota: QuotaConfig{Callers: map[string]float64{"rogue": 5}, Shadow: shadow}}, m, nil)
+				s.HandleFunc("GET /x", func(w http.ResponseWriter, r *http.Request) {})
+				ts := httptest.NewServer(s.Handler())
+				defer ts.Close()
+				for i := range 60 { // 60 requests over 1.2 s: 20 ms apart, at 5/s allowed
+					clk.Set(float64(20 * i))
+					switch r := do(t, "GET", ts.URL+"/x", map[string]string{platform.HeaderCaller: "rogue"}, nil); r.code {
+					case 200:
+						ok++
+					case 429:
+						limited++
+					default:
+						t.Fatalf("request %d: %d %s", i, r.code, r.raw)
+					}
+				}
+				return ok, limited, m
+			}
+			_, rejected, _ := run(nil)
+			ok, limited, m := run(tt.shadow)
+			would := value(t, m.server.ShadowRejections.WithLabelValues(limitQuota, "rogue", shadowOverQuota))
+			if ok != 60 || limited != 0 {
+				t.Errorf("shadow: %d ok, %d limited; want all 60 ok", ok, limited)
+			}
+			if rejected < 40 || would != float64(rejected) {
+				t.Errorf("shadow counted %v would-be rejections, enforcing rejected %d; want equal (and most)", would, rejected)
+			}
+			if got := value(t, m.server.QuotaDecisions.WithLabelValues("rogue", "would-reject")); got != would {
+				t.Errorf("quota decisions would-reject = %v, want %v", got, would)
+			}
+		})
+	}
+}
+
 // TestAPIBulkheadAndResize: a per-API bulkhead fails fast when full, and the
 // admin endpoint resizes it at runtime.
 func TestAPIBulkheadAndResize(t *testing.T) {
@@ -408,4 +459,44 @@ func TestAPIBulkheadAndResize(t *testing.T) {
 	if r := do(t, "GET", ts.URL+"/admin/bulkheads", nil, nil); !strings.Contains(r.raw, `"name":"list","limit":2`) {
 		t.Errorf("GET /admin/bulkheads = %s", r.raw)
 	}
+}
+
+// TestAPIBulkheadShadowThenEnforce: a bulkhead deployed in shadow mode lets
+// every call through and reports the ones it would have rejected; switched to
+// hard through the admin endpoint it rejects them.
+func TestAPIBulkheadShadowThenEnforce(t *testing.T) {
+	m := NewMetrics()
+	s := New("test", Config{Workers: 8, QueueTimeout: time.Second}, m, nil)
+	bh := NewBulkheadMode("list", 1, BulkheadShadow, 0, m)
+	hold, entered := make(chan struct{}), make(chan struct{}, 4)
+	s.HandleWith("GET /list", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { entered <- struct{}{}; <-hold }),
+		RouteOptions{Bulkhead: bh})
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	var wg sync.WaitGroup
+	for range 2 { // two at once over a limit of 1: both run
+		wg.Go(func() { do(t, "GET", ts.URL+"/list", nil, nil) })
+		select {
+		case <-entered:
+		case <-time.After(5 * time.Second):
+			t.Fatal("a call through the shadow bulkhead did not run")
+		}
+	}
+	text := metricsText(t, ts.URL)
+	wantMetric(t, text, `platform_shadow_rejections_total{limit="bulkhead",name="list",reason="full"} 1`)
+	wantMetric(t, text, `platform_bulkhead_decisions_total{bulkhead="list",decision="would-reject"} 1`)
+	if r := do(t, "GET", ts.URL+"/admin/bulkheads", nil, nil); !strings.Contains(r.raw, `"inflight":2,"mode":"shadow"`) {
+		t.Errorf("GET /admin/bulkheads = %s", r.raw)
+	}
+	if r := do(t, "PUT", ts.URL+"/admin/bulkheads/list", nil, bulkheadResize{Mode: "enforce"}); r.code != 400 || !strings.Contains(r.body.Error, "want hard, shadow or off") {
+		t.Errorf("PUT mode enforce: %d %q, want 400 naming the modes", r.code, r.body.Error)
+	}
+	if r := do(t, "PUT", ts.URL+"/admin/bulkheads/list", nil, bulkheadResize{Mode: "hard"}); r.code != 200 || !strings.Contains(r.raw, `"limit":1,"inflight":2,"mode":"hard"`) {
+		t.Fatalf("PUT mode hard: %d %s", r.code, r.raw)
+	}
+	if r := do(t, "GET", ts.URL+"/list", nil, nil); r.code != 503 || r.reason != platform.ReasonBulkhead {
+		t.Errorf("call after switching to hard: %d %q, want 503 bulkhead", r.code, r.reason)
+	}
+	close(hold)
+	wg.Wait()
 }

@@ -15,33 +15,37 @@ type BulkheadMode int
 const (
 	// BulkheadHard refuses calls beyond the limit.
 	BulkheadHard BulkheadMode = iota
-	// BulkheadObserve admits everything but counts what hard would have refused.
-	BulkheadObserve
+	// BulkheadShadow (instrumentation only) admits everything and counts what
+	// hard would have refused. It keeps hard mode's admission state aside —
+	// the calls enforcement would have admitted, still running — so that a
+	// call it would have refused takes no slot there, and the count is the
+	// one an enforcing run would see.
+	BulkheadShadow
 	// BulkheadOff admits everything and counts nothing.
 	BulkheadOff
 )
 
 func (m BulkheadMode) String() string {
 	switch m {
-	case BulkheadObserve:
-		return "observe"
+	case BulkheadShadow:
+		return "shadow"
 	case BulkheadOff:
 		return "off"
 	}
 	return "hard"
 }
 
-// ParseBulkheadMode reads hard, observe or off.
+// ParseBulkheadMode reads hard, shadow (or its former name observe) or off.
 func ParseBulkheadMode(s string) (BulkheadMode, error) {
 	switch s {
 	case "hard":
 		return BulkheadHard, nil
-	case "observe":
-		return BulkheadObserve, nil
+	case "shadow", "observe":
+		return BulkheadShadow, nil
 	case "off":
 		return BulkheadOff, nil
 	}
-	return 0, fmt.Errorf("bulkhead mode %q: want hard, observe or off", s)
+	return 0, fmt.Errorf("bulkhead mode %q: want hard, shadow or off", s)
 }
 
 // bulkheadDecision is what a bulkhead did with one call.
@@ -55,7 +59,7 @@ const (
 	rejected
 	// shed: a droppable call above the shedding threshold.
 	shed
-	// wouldReject: observe mode admitted a call hard mode would have refused.
+	// wouldReject: shadow mode admitted a call hard mode would have refused.
 	wouldReject
 )
 
@@ -66,10 +70,13 @@ func (d bulkheadDecision) String() string {
 // ok says whether the call may go ahead.
 func (d bulkheadDecision) ok() bool { return d == admitted || d == wouldReject }
 
-// admitHard is the hard bulkhead's decision: may a call start with inflight calls running?
-func admitHard(enabled bool, limit, inflight int) bool {
-	return !enabled || inflight < limit
-}
+// Reasons a shadow-mode limit would have refused a call
+// (platform_shadow_rejections_total).
+const (
+	shadowFull      = "full"       // a bulkhead at its limit
+	shadowShed      = "shed"       // a droppable call above the shedding threshold
+	shadowOverQuota = "over-quota" // a caller over its rate quota
+)
 
 // shedLimit is how many calls may run before droppable ones are shed:
 // above × limit, rounded down, at least 1 (above ≤ 0 or ≥ 1: the limit itself).
@@ -80,20 +87,26 @@ func shedLimit(limit int, above float64) int {
 	return max(1, int(above*float64(limit)))
 }
 
-// decide is a bulkhead's decision for one call given the calls in flight:
-// admitted (fits) is what the hard limit says; droppable calls are also
-// measured against the shedding limit.
-func decide(mode BulkheadMode, fits bool, inflight, shedLimit int, droppable bool) bulkheadDecision {
-	d := admitted
+// decide is hard mode's decision for one call given the calls it holds
+// admitted: fits is what the limit says; droppable calls are also measured
+// against the shedding limit.
+func decide(fits bool, held, shedLimit int, droppable bool) bulkheadDecision {
 	switch {
-	case mode == BulkheadOff:
-		return admitted
 	case !fits:
-		d = rejected
-	case droppable && inflight >= shedLimit:
-		d = shed
+		return rejected
+	case droppable && held >= shedLimit:
+		return shed
 	}
-	if d != admitted && mode == BulkheadObserve {
+	return admitted
+}
+
+// in turns hard mode's decision d into mode's: off admits everything, shadow
+// admits what hard refuses and says it would have refused it.
+func (m BulkheadMode) in(d bulkheadDecision) bulkheadDecision {
+	switch {
+	case m == BulkheadOff:
+		return admitted
+	case m == BulkheadShadow && d != admitted:
 		return wouldReject
 	}
 	return d
@@ -108,7 +121,7 @@ type ConcurrencyLimit interface {
 }
 
 // Bulkhead limits concurrent calls to one API or dependency. It never waits:
-// when full the call fails fast. Its limit can change at runtime.
+// when full the call fails fast. Its limit and mode can change at runtime.
 type Bulkhead struct {
 	name string
 	mode BulkheadMode
@@ -116,20 +129,12 @@ type Bulkhead struct {
 
 	mu       sync.Mutex
 	limit    int
-	inflight int
+	inflight int // calls holding a permit
+	// held is the calls hard mode would hold admitted: in hard mode every
+	// call in flight, in shadow mode those it would not have refused.
+	held int
 
 	met bulkheadMetrics
-}
-
-// NewBulkhead returns a hard bulkhead named name admitting up to limit
-// concurrent calls (at least 1), or one that is off when !enabled. m may be nil
-// (no metrics, not resizable through the admin endpoint).
-func NewBulkhead(name string, limit int, enabled bool, m *Metrics) *Bulkhead {
-	mode := BulkheadHard
-	if !enabled {
-		mode = BulkheadOff
-	}
-	return NewBulkheadMode(name, limit, mode, 0, m)
 }
 
 // NewBulkheadMode returns a bulkhead in mode; droppable calls are shed once
@@ -149,7 +154,18 @@ func NewBulkheadMode(name string, limit int, mode BulkheadMode, shedAbove float6
 func (b *Bulkhead) Name() string { return b.name }
 
 // bulkMode is the bulkhead's mode.
-func (b *Bulkhead) bulkMode() BulkheadMode { return b.mode }
+func (b *Bulkhead) bulkMode() BulkheadMode {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.mode
+}
+
+// setMode switches the mode; calls in flight keep the slots they hold.
+func (b *Bulkhead) setMode(m BulkheadMode) {
+	b.mu.Lock()
+	b.mode = m
+	b.mu.Unlock()
+}
 
 // Limit is the most concurrent calls admitted in hard mode.
 func (b *Bulkhead) Limit() int {
@@ -184,18 +200,25 @@ func (b *Bulkhead) TryAcquire() (release func(), ok bool) {
 	return rel, d.ok()
 }
 
-// acquireFor implements ConcurrencyLimit.
+// acquireFor implements ConcurrencyLimit. Every mode decides on the calls
+// hard mode would hold; a call shadow mode would have refused runs without
+// taking one of those slots.
 func (b *Bulkhead) acquireFor(droppable bool) (func(), bulkheadDecision) {
 	b.mu.Lock()
-	d := decide(b.mode, b.inflight < b.limit, b.inflight, shedLimit(b.limit, b.shed), droppable)
+	hard := decide(b.held < b.limit, b.held, shedLimit(b.limit, b.shed), droppable)
+	d := b.mode.in(hard)
 	if !d.ok() {
 		b.mu.Unlock()
-		b.met.decided(d)
+		b.met.decided(d, hard)
 		return nil, d
 	}
 	b.inflight++
+	holds := hard == admitted
+	if holds {
+		b.held++
+	}
 	b.mu.Unlock()
-	b.met.decided(d)
+	b.met.decided(d, hard)
 	b.met.inc()
 	var once atomic.Bool
 	return func() {
@@ -204,6 +227,9 @@ func (b *Bulkhead) acquireFor(droppable bool) (func(), bulkheadDecision) {
 		}
 		b.mu.Lock()
 		b.inflight--
+		if holds {
+			b.held--
+		}
 		b.mu.Unlock()
 		b.met.dec()
 	}, d
@@ -214,6 +240,7 @@ type bulkheadMetrics struct {
 	gauge, limitG prometheus.Gauge
 	rejected      prometheus.Counter
 	decisions     [4]prometheus.Counter
+	shadow        [3]prometheus.Counter // by hard mode's decision: -, full, shed
 }
 
 func newBulkheadMetrics(m *Metrics, name string) bulkheadMetrics {
@@ -229,16 +256,22 @@ func newBulkheadMetrics(m *Metrics, name string) bulkheadMetrics {
 	for d := range bm.decisions {
 		bm.decisions[d] = x.BulkDecisions.WithLabelValues(name, bulkheadDecision(d).String())
 	}
+	bm.shadow[rejected] = x.ShadowRejections.WithLabelValues(limitBulkhead, name, shadowFull)
+	bm.shadow[shed] = x.ShadowRejections.WithLabelValues(limitBulkhead, name, shadowShed)
 	return bm
 }
 
-func (bm *bulkheadMetrics) decided(d bulkheadDecision) {
+// decided counts decision d, hard being what hard mode decided.
+func (bm *bulkheadMetrics) decided(d, hard bulkheadDecision) {
 	if bm.gauge == nil {
 		return
 	}
 	bm.decisions[d].Inc()
-	if d == rejected || d == shed {
+	switch {
+	case d == rejected || d == shed:
 		bm.rejected.Inc()
+	case d == wouldReject:
+		bm.shadow[hard].Inc()
 	}
 }
 

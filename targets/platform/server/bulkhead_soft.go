@@ -13,6 +13,40 @@ func softAdmit(limit, reservedTotal, reserved, used, sharedUsed int) bool {
 	return used < reserved || sharedUsed < limit-reservedTotal
 }
 
+// softUse is who holds a soft bulkhead's permits: each key's count, the
+// permits taken from the shared pool and the total.
+type softUse struct {
+	used       map[string]int
+	sharedUsed int
+	total      int
+}
+
+// take counts one permit for key, whose reservation is resv.
+func (u *softUse) take(key string, resv int) {
+	if u.used[key] >= resv {
+		u.sharedUsed++
+	}
+	u.used[key]++
+	u.total++
+}
+
+// give returns one of key's permits.
+func (u *softUse) give(key string, resv int) {
+	u.used[key]--
+	if u.used[key] >= resv {
+		u.sharedUsed--
+	}
+	u.total--
+}
+
+// reshare recounts the shared pool's use under new reservations.
+func (u *softUse) reshare(resv map[string]int) {
+	u.sharedUsed = 0
+	for k, n := range u.used {
+		u.sharedUsed += max(0, n-resv[k])
+	}
+}
+
 // softBulkhead is a bulkhead shared by several keys (APIs or dependencies):
 // each key has a reservation nobody else may use, and the rest of the limit is
 // a pool shared by all. Droppable calls are shed once shedAbove × limit calls
@@ -22,13 +56,12 @@ type softBulkhead struct {
 	mode BulkheadMode
 	shed float64
 
-	mu         sync.Mutex
-	limit      int
-	resv       map[string]int
-	resvTotal  int
-	used       map[string]int
-	sharedUsed int
-	total      int
+	mu        sync.Mutex
+	limit     int
+	resv      map[string]int
+	resvTotal int
+	use       softUse // calls holding a permit
+	held      softUse // of them, those hard mode would hold (see BulkheadShadow)
 
 	m   *Metrics
 	met map[string]*bulkheadMetrics
@@ -38,7 +71,8 @@ type softBulkhead struct {
 // which reservations are set aside per key (their sum at most limit). With m
 // it is registered for PUT /admin/bulkheads/{name}.
 func newSoftBulkhead(name string, limit int, reservations map[string]int, mode BulkheadMode, shedAbove float64, m *Metrics) (*softBulkhead, error) {
-	b := &softBulkhead{name: name, mode: mode, shed: shedAbove, used: map[string]int{}, m: m, met: map[string]*bulkheadMetrics{}}
+	b := &softBulkhead{name: name, mode: mode, shed: shedAbove, m: m, met: map[string]*bulkheadMetrics{},
+		use: softUse{used: map[string]int{}}, held: softUse{used: map[string]int{}}}
 	if err := b.resize(limit, reservations); err != nil {
 		return nil, err
 	}
@@ -69,6 +103,20 @@ func (b *softBulkhead) reservations() map[string]int {
 	return out
 }
 
+// bulkMode is the bulkhead's mode.
+func (b *softBulkhead) bulkMode() BulkheadMode {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.mode
+}
+
+// setMode switches the mode; calls in flight keep the permits they hold.
+func (b *softBulkhead) setMode(m BulkheadMode) {
+	b.mu.Lock()
+	b.mode = m
+	b.mu.Unlock()
+}
+
 // setLimit changes the total, keeping the reservations.
 func (b *softBulkhead) setLimit(n int) error { return b.resize(n, nil) }
 
@@ -94,10 +142,8 @@ func (b *softBulkhead) resize(limit int, reservations map[string]int) error {
 		return fmt.Errorf("bulkhead %s: limit %d: must be at least 1 and at least the reservations' sum %d", b.name, limit, sum)
 	}
 	b.limit, b.resv, b.resvTotal = limit, resv, sum
-	b.sharedUsed = 0
-	for k, u := range b.used {
-		b.sharedUsed += max(0, u-b.resv[k])
-	}
+	b.use.reshare(resv)
+	b.held.reshare(resv)
 	for k := range b.met {
 		b.metricsFor(k).limit(b.resv[k])
 	}
@@ -108,14 +154,14 @@ func (b *softBulkhead) resize(limit int, reservations map[string]int) error {
 func (b *softBulkhead) inUse() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.total
+	return b.use.total
 }
 
 // inflightOf is key's calls holding a permit.
 func (b *softBulkhead) inflightOf(key string) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.used[key]
+	return b.use.used[key]
 }
 
 // metricsFor returns key's series, labelled NAME/KEY (mu held).
@@ -130,25 +176,27 @@ func (b *softBulkhead) metricsFor(key string) *bulkheadMetrics {
 	return bm
 }
 
-// acquire takes a permit for key.
+// acquire takes a permit for key. Every mode decides on the permits hard
+// mode would hold; a call shadow mode would have refused runs without taking
+// one of those.
 func (b *softBulkhead) acquire(key string, droppable bool) (func(), bulkheadDecision) {
 	b.mu.Lock()
 	bm := b.metricsFor(key)
-	u := b.used[key]
-	fits := softAdmit(b.limit, b.resvTotal, b.resv[key], u, b.sharedUsed)
-	d := decide(b.mode, fits, b.total, shedLimit(b.limit, b.shed), droppable)
+	fits := softAdmit(b.limit, b.resvTotal, b.resv[key], b.held.used[key], b.held.sharedUsed)
+	hard := decide(fits, b.held.total, shedLimit(b.limit, b.shed), droppable)
+	d := b.mode.in(hard)
 	if !d.ok() {
 		b.mu.Unlock()
-		bm.decided(d)
+		bm.decided(d, hard)
 		return nil, d
 	}
-	if u >= b.resv[key] {
-		b.sharedUsed++
+	b.use.take(key, b.resv[key])
+	holds := hard == admitted
+	if holds {
+		b.held.take(key, b.resv[key])
 	}
-	b.used[key] = u + 1
-	b.total++
 	b.mu.Unlock()
-	bm.decided(d)
+	bm.decided(d, hard)
 	bm.inc()
 	var once atomic.Bool
 	return func() {
@@ -156,11 +204,10 @@ func (b *softBulkhead) acquire(key string, droppable bool) (func(), bulkheadDeci
 			return
 		}
 		b.mu.Lock()
-		b.used[key]--
-		if b.used[key] >= b.resv[key] {
-			b.sharedUsed--
+		b.use.give(key, b.resv[key])
+		if holds {
+			b.held.give(key, b.resv[key])
 		}
-		b.total--
 		b.mu.Unlock()
 		bm.dec()
 	}, d

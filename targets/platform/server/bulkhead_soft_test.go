@@ -10,31 +10,41 @@ import (
 
 func TestDecide(t *testing.T) {
 	tests := []struct {
-		name                string
-		mode                BulkheadMode
-		fits                bool
-		inflight, shedLimit int
-		droppable           bool
-		want                bulkheadDecision
+		name            string
+		mode            BulkheadMode
+		fits            bool
+		held, shedLimit int
+		droppable       bool
+		hard, want      bulkheadDecision
 	}{
-		{"hard fits", BulkheadHard, true, 3, 9, false, admitted},
-		{"hard full", BulkheadHard, false, 10, 9, false, rejected},
-		{"droppable below threshold", BulkheadHard, true, 8, 9, true, admitted},
-		{"droppable at threshold is shed", BulkheadHard, true, 9, 9, true, shed},
-		{"critical at threshold admitted", BulkheadHard, true, 9, 9, false, admitted},
-		{"observe full would reject", BulkheadObserve, false, 10, 9, false, wouldReject},
-		{"observe shed would reject", BulkheadObserve, true, 9, 9, true, wouldReject},
-		{"off admits all", BulkheadOff, false, 1000, 9, true, admitted},
+		{"hard fits", BulkheadHard, true, 3, 9, false, admitted, admitted},
+		{"hard full", BulkheadHard, false, 10, 9, false, rejected, rejected},
+		{"droppable below threshold", BulkheadHard, true, 8, 9, true, admitted, admitted},
+		{"droppable at threshold is shed", BulkheadHard, true, 9, 9, true, shed, shed},
+		{"critical at threshold admitted", BulkheadHard, true, 9, 9, false, admitted, admitted},
+		{"shadow full would reject", BulkheadShadow, false, 10, 9, false, rejected, wouldReject},
+		{"shadow shed would reject", BulkheadShadow, true, 9, 9, true, shed, wouldReject},
+		{"shadow fits", BulkheadShadow, true, 3, 9, false, admitted, admitted},
+		{"off admits all", BulkheadOff, false, 1000, 9, true, rejected, admitted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := decide(tt.mode, tt.fits, tt.inflight, tt.shedLimit, tt.droppable); got != tt.want {
-				t.Errorf("got %v, want %v", got, tt.want)
+			hard := decide(tt.fits, tt.held, tt.shedLimit, tt.droppable)
+			if got := tt.mode.in(hard); hard != tt.hard || got != tt.want {
+				t.Errorf("got %v (hard %v), want %v (hard %v)", got, hard, tt.want, tt.hard)
 			}
 		})
 	}
 	if shedLimit(10, 0.9) != 9 || shedLimit(10, 0) != 10 || shedLimit(1, 0.5) != 1 {
 		t.Errorf("ShedLimit: %d %d %d", shedLimit(10, 0.9), shedLimit(10, 0), shedLimit(1, 0.5))
+	}
+	for in, want := range map[string]BulkheadMode{"hard": BulkheadHard, "shadow": BulkheadShadow, "observe": BulkheadShadow, "off": BulkheadOff} {
+		if got, err := ParseBulkheadMode(in); err != nil || got != want {
+			t.Errorf("ParseBulkheadMode(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := ParseBulkheadMode("soft"); err == nil {
+		t.Error("ParseBulkheadMode(soft): no error")
 	}
 }
 
@@ -211,10 +221,11 @@ func TestBulkheadResizeAtRuntime(t *testing.T) {
 	}
 }
 
-// TestBulkheadShedAndObserve: droppable work is shed above 90% of the limit;
-// observe mode admits all and counts what hard mode would have refused.
-func TestBulkheadShedAndObserve(t *testing.T) {
-	for _, mode := range []BulkheadMode{BulkheadHard, BulkheadObserve} {
+// TestBulkheadShedAndShadow: droppable work is shed above 90% of the limit;
+// shadow mode admits all and counts what hard mode refused, no more: a call
+// it would have refused takes no slot.
+func TestBulkheadShedAndShadow(t *testing.T) {
+	for _, mode := range []BulkheadMode{BulkheadHard, BulkheadShadow} {
 		m := NewMetrics()
 		b := NewBulkheadMode("api", 10, mode, 0.9, m)
 		var rels []func()
@@ -233,19 +244,75 @@ func TestBulkheadShedAndObserve(t *testing.T) {
 			if counts[admitted] != 10 || counts[shed] != 1 || counts[rejected] != 2 || b.inUse() != 10 {
 				t.Errorf("hard: %v inflight %d; want 10 admitted, 1 shed, 2 rejected", counts, b.inUse())
 			}
-		case BulkheadObserve:
-			if counts[admitted] != 9 || counts[wouldReject] != 4 || b.inUse() != 13 {
-				t.Errorf("observe: %v inflight %d; want 9 admitted, 4 would-reject, all 13 in flight", counts, b.inUse())
+		case BulkheadShadow:
+			if counts[admitted] != 10 || counts[wouldReject] != 3 || b.inUse() != 13 {
+				t.Errorf("shadow: %v inflight %d; want 10 admitted, 3 would-reject, all 13 in flight", counts, b.inUse())
 			}
-			if got := value(t, m.server.BulkDecisions.WithLabelValues("api", "would-reject")); got != 4 {
-				t.Errorf("would-reject counter %v, want 4", got)
+			if got := value(t, m.server.BulkDecisions.WithLabelValues("api", "would-reject")); got != 3 {
+				t.Errorf("would-reject counter %v, want 3", got)
+			}
+			full := value(t, m.server.ShadowRejections.WithLabelValues("bulkhead", "api", "full"))
+			sh := value(t, m.server.ShadowRejections.WithLabelValues("bulkhead", "api", "shed"))
+			if full != 2 || sh != 1 {
+				t.Errorf("shadow rejections: full %v, shed %v; want 2, 1", full, sh)
 			}
 			if got := value(t, m.bulkRejected.WithLabelValues("api")); got != 0 {
-				t.Errorf("observe mode counted %v real rejections", got)
+				t.Errorf("shadow mode counted %v real rejections", got)
 			}
 		}
 		for _, r := range rels {
 			r()
+		}
+	}
+}
+
+// TestShadowCountsWhatHardRejects drives a hard and a shadow bulkhead (plain
+// and soft) with the same seeded sequence of arrivals and departures: every
+// call hard mode admits leaves when its turn comes, and shadow mode's
+// would-be rejections are exactly hard mode's rejections, call by call.
+func TestShadowCountsWhatHardRejects(t *testing.T) {
+	type limiter func(key string, droppable bool) (func(), bulkheadDecision)
+	plain := func(mode BulkheadMode) limiter {
+		b := NewBulkheadMode("api", 8, mode, 0.75, nil)
+		return func(_ string, d bool) (func(), bulkheadDecision) { return b.acquireFor(d) }
+	}
+	soft := func(mode BulkheadMode) limiter {
+		b, err := newSoftBulkhead("deps", 8, map[string]int{"a": 2, "b": 2}, mode, 0.75, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.acquire
+	}
+	for name, mk := range map[string]func(BulkheadMode) limiter{"plain": plain, "soft": soft} {
+		for seed := range uint64(5) {
+			hard, shadow := mk(BulkheadHard), mk(BulkheadShadow)
+			rnd := rand.New(rand.NewPCG(seed, 1))
+			var hardRels, shadowRels []func() // the calls hard mode admitted, in both
+			var extra []func()                // calls only shadow mode let run
+			for step := range 2000 {
+				if len(hardRels) > 0 && rnd.IntN(2) == 0 { // a call hard mode admitted ends
+					k := rnd.IntN(len(hardRels))
+					hardRels[k]()
+					shadowRels[k]()
+					hardRels = append(hardRels[:k], hardRels[k+1:]...)
+					shadowRels = append(shadowRels[:k], shadowRels[k+1:]...)
+					continue
+				}
+				key, droppable := []string{"a", "b", "c"}[rnd.IntN(3)], rnd.IntN(4) == 0
+				hr, hd := hard(key, droppable)
+				sr, sd := shadow(key, droppable)
+				if hd.ok() != (sd == admitted) {
+					t.Fatalf("%s seed %d step %d: hard %v, shadow %v", name, seed, step, hd, sd)
+				}
+				if hd.ok() {
+					hardRels, shadowRels = append(hardRels, hr), append(shadowRels, sr)
+				} else if sd == wouldReject {
+					extra = append(extra, sr) // runs on, holding no slot hard mode counts
+				}
+			}
+			for _, r := range append(append(hardRels, shadowRels...), extra...) {
+				r()
+			}
 		}
 	}
 }

@@ -7,33 +7,9 @@ import (
 	"time"
 )
 
-func TestAdmit(t *testing.T) {
-	tests := []struct {
-		name     string
-		enabled  bool
-		limit    int
-		inflight int
-		want     bool
-	}{
-		{"empty admits", true, 8, 0, true},
-		{"one below limit admits", true, 8, 7, true},
-		{"at limit refuses", true, 8, 8, false},
-		{"over limit refuses", true, 8, 9, false},
-		{"disabled admits at limit", false, 8, 8, true},
-		{"disabled admits far over", false, 8, 1000, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := admitHard(tt.enabled, tt.limit, tt.inflight); got != tt.want {
-				t.Errorf("Admit(%v, %d, %d) = %v, want %v", tt.enabled, tt.limit, tt.inflight, got, tt.want)
-			}
-		})
-	}
-}
-
 func TestBulkheadFailsFastWhenFull(t *testing.T) {
 	m := NewMetrics()
-	b := NewBulkhead("vault", 2, true, m)
+	b := NewBulkheadMode("vault", 2, BulkheadHard, 0, m)
 	r1, ok1 := b.TryAcquire()
 	r2, ok2 := b.TryAcquire()
 	if !ok1 || !ok2 {
@@ -72,7 +48,7 @@ func TestBulkheadFailsFastWhenFull(t *testing.T) {
 }
 
 func TestBulkheadDisabledAdmitsAll(t *testing.T) {
-	b := NewBulkhead("vault", 1, false, nil)
+	b := NewBulkheadMode("vault", 1, BulkheadOff, 0, nil)
 	var rels []func()
 	for i := range 10 {
 		r, ok := b.TryAcquire()
@@ -93,7 +69,7 @@ func TestBulkheadDisabledAdmitsAll(t *testing.T) {
 // checks the limit is never exceeded and that refusals happen (run with -race).
 func TestBulkheadLimitUnderConcurrency(t *testing.T) {
 	const limit, goroutines, iters = 5, 64, 300
-	b := NewBulkhead("ledger", limit, true, NewMetrics())
+	b := NewBulkheadMode("ledger", limit, BulkheadHard, 0, NewMetrics())
 	var cur, peak, admitted, refused atomic.Int64
 	var wg sync.WaitGroup
 	for range goroutines {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -39,8 +40,11 @@ type Flags struct {
 	BackpressureWatermark int
 	// Deadlines enforces the caller's X-Deadline-Ms (off: only counts wasted work).
 	Deadlines bool
-	// Quotas enforces per-caller rate quotas.
+	// Quotas switches per-caller rate quotas on (--quotas on, or shadow).
 	Quotas bool
+	// QuotaShadow lists the callers whose quota only counts what it would
+	// reject (--quota-shadow; ShadowAll: every caller, as --quotas shadow).
+	QuotaShadow []string
 	// QuotaDefault is the rate quota of callers not listed in Quota (0: unlimited).
 	QuotaDefault float64
 	// Quota is each listed caller's rate quota.
@@ -91,7 +95,8 @@ func (c *Flags) Register(fs *flag.FlagSet) {
 	fs.Var((*onOff)(&c.Backpressure), "backpressure", "answer 503 with X-Backpressure while the codel queue is overloaded: on or off")
 	fs.IntVar(&c.BackpressureWatermark, "backpressure-watermark", c.BackpressureWatermark, "queue length below which back pressure ends (0: --workers)")
 	fs.Var((*onOff)(&c.Deadlines), "deadlines", "enforce the caller's X-Deadline-Ms (off: only count wasted work): on or off")
-	fs.Var((*onOff)(&c.Quotas), "quotas", "per-caller rate quotas (X-Caller): on or off")
+	fs.Var(quotasFlag{&c.Quotas, &c.QuotaShadow}, "quotas", "per-caller rate quotas (X-Caller): on, shadow (count what they would reject, reject nothing) or off")
+	fs.Var((*shadowFlag)(&c.QuotaShadow), "quota-shadow", "a caller whose quota only counts what it would reject (repeatable; * for every caller)")
 	fs.Float64Var(&c.QuotaDefault, "quota-default", c.QuotaDefault, "requests/s allowed to a caller without its own --quota (0: unlimited)")
 	fs.Var(c.Quota, "quota", "a caller's rate quota CALLER=REQUESTS_PER_SECOND (repeatable; 0: unlimited)")
 	fs.StringVar(&c.QuotaRedis, "quota-redis", c.QuotaRedis, "Redis host:port counting quotas across replicas (empty: count locally)")
@@ -121,6 +126,54 @@ func (o *onOff) Set(s string) error {
 	default:
 		return fmt.Errorf("want on or off, got %q", s)
 	}
+	return nil
+}
+
+// quotasFlag is --quotas: on, shadow (every quota in shadow mode) or off.
+type quotasFlag struct {
+	on     *bool
+	shadow *[]string
+}
+
+func (q quotasFlag) String() string {
+	switch {
+	case q.on == nil || !*q.on:
+		return "off"
+	case slices.Contains(*q.shadow, ShadowAll):
+		return "shadow"
+	}
+	return "on"
+}
+
+func (q quotasFlag) Set(s string) error {
+	all := slices.DeleteFunc(*q.shadow, func(c string) bool { return c == ShadowAll })
+	switch s {
+	case "on", "off":
+		*q.on, *q.shadow = s == "on", all
+	case "shadow":
+		*q.on, *q.shadow = true, append(all, ShadowAll)
+	default:
+		return fmt.Errorf("want on, shadow or off, got %q", s)
+	}
+	return nil
+}
+
+// shadowFlag is the repeatable --quota-shadow CALLER.
+type shadowFlag []string
+
+func (f *shadowFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return strings.Join(*f, ",")
+}
+
+func (f *shadowFlag) Set(s string) error {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return fmt.Errorf("want a caller name (as in %s) or %s", platform.HeaderCaller, ShadowAll)
+	}
+	*f = append(*f, s)
 	return nil
 }
 
@@ -204,7 +257,7 @@ func (c *Flags) Config() Config {
 }
 
 func (c *Flags) quotaConfig() QuotaConfig {
-	q := QuotaConfig{Default: c.QuotaDefault, Callers: map[string]float64{}}
+	q := QuotaConfig{Default: c.QuotaDefault, Callers: map[string]float64{}, Shadow: slices.Clone(c.QuotaShadow)}
 	for k, v := range c.Quota {
 		q.Callers[k] = v
 	}

@@ -39,6 +39,12 @@ func TestParseFlags(t *testing.T) {
 				c.QuotaDefault, c.Quota, c.QuotaRedis, c.AdminToken = 100, QuotaFlag{"rogue": 10, "batch": 2.5}, "127.0.0.1:6379", "s3cret"
 			}),
 		},
+		{name: "quotas in shadow mode", args: []string{"--quotas", "shadow", "--quota", "rogue=10"},
+			want: with(func(c *Flags) { c.Quotas, c.QuotaShadow, c.Quota = true, []string{ShadowAll}, QuotaFlag{"rogue": 10} })},
+		{name: "one quota in shadow mode", args: []string{"--quota-shadow", "rogue", "--quotas", "shadow", "--quotas", "on"},
+			want: with(func(c *Flags) { c.Quotas, c.QuotaShadow = true, []string{"rogue"} })},
+		{name: "bad quotas mode", args: []string{"--quotas", "watch"}, wantErr: []string{"want on, shadow or off"}},
+		{name: "empty quota shadow", args: []string{"--quota-shadow", " "}, wantErr: []string{"want a caller name"}},
 		{name: "bad queue mode", args: []string{"--queue", "lifo"}, wantErr: []string{`queue mode "lifo": want codel or fifo`}},
 		{name: "bad on/off", args: []string{"--deadlines", "yes"}, wantErr: []string{"want on or off"}},
 		{name: "bad quota", args: []string{"--quota", "rogue"}, wantErr: []string{"CALLER=REQUESTS_PER_SECOND"}},

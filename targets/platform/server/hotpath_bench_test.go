@@ -20,7 +20,7 @@ func BenchmarkCodelObserve(b *testing.B) {
 
 // BenchmarkBulkheadAcquire is one permit taken and given back.
 func BenchmarkBulkheadAcquire(b *testing.B) {
-	bh := NewBulkhead("bench", 64, true, nil)
+	bh := NewBulkheadMode("bench", 64, BulkheadHard, 0, nil)
 	b.ReportAllocs()
 	for b.Loop() {
 		release, ok := bh.TryAcquire()

@@ -28,6 +28,9 @@ type admissionMetrics struct {
 	BulkLimit *prometheus.GaugeVec // bulkhead
 	// BulkDecisions counts each bulkhead's decisions (admit, reject, shed, would-reject).
 	BulkDecisions *prometheus.CounterVec // bulkhead, decision
+	// ShadowRejections counts what limits in shadow mode let through that
+	// enforcing would have rejected.
+	ShadowRejections *prometheus.CounterVec // limit, name, reason
 	// QuotaDecisions counts quota decisions by caller (configured callers by
 	// name, others as "other") and decision (admit, reject).
 	QuotaDecisions *prometheus.CounterVec // caller, decision
@@ -64,8 +67,12 @@ func newAdmissionMetrics(reg *prometheus.Registry) *admissionMetrics {
 			Name: "platform_bulkhead_limit", Help: "Current limit of each bulkhead.",
 		}, []string{"bulkhead"}),
 		BulkDecisions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "platform_bulkhead_decisions_total", Help: "Bulkhead decisions: admit, reject, shed, would-reject (observe mode).",
+			Name: "platform_bulkhead_decisions_total", Help: "Bulkhead decisions: admit, reject, shed, would-reject (shadow mode).",
 		}, []string{"bulkhead", "decision"}),
+		ShadowRejections: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "platform_shadow_rejections_total",
+			Help: "Requests a limit in shadow mode let through that enforcing would have rejected, by limit (bulkhead, quota), name (the bulkhead, or the caller: unconfigured callers as other) and reason (full, shed, over-quota).",
+		}, []string{"limit", "name", "reason"}),
 		QuotaDecisions: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "platform_quota_decisions_total", Help: "Quota decisions by caller (unconfigured callers as other).",
 		}, []string{"caller", "decision"}),
@@ -74,15 +81,22 @@ func newAdmissionMetrics(reg *prometheus.Registry) *admissionMetrics {
 		}),
 	}
 	reg.MustRegister(x.QueueMode, x.Overloaded, x.Backpressure, x.QueueLength, x.CodelMinDelay, x.Decisions,
-		x.WastedWork, x.BulkLimit, x.BulkDecisions, x.QuotaDecisions, x.QuotaErrors)
+		x.WastedWork, x.BulkLimit, x.BulkDecisions, x.ShadowRejections, x.QuotaDecisions, x.QuotaErrors)
 	return x
 }
+
+// Limits of platform_shadow_rejections_total.
+const (
+	limitBulkhead = "bulkhead"
+	limitQuota    = "quota"
+)
 
 // resizable is a bulkhead whose limit the admin endpoint can change.
 type resizable interface {
 	Name() string
 	Limit() int
 	setLimit(n int) error
+	setMode(m BulkheadMode)
 }
 
 // bulkheadSet is the bulkheads registered on one Metrics, by name.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +26,19 @@ type QuotaConfig struct {
 	Default float64 `json:"default"`
 	// Callers maps a caller (HeaderCaller) to its rate.
 	Callers map[string]float64 `json:"callers"`
+	// Shadow lists the callers whose quota is in shadow mode (instrumentation
+	// only): what it would reject is counted and let through. "*" is every
+	// caller. A rejection is not taken from the counter, so the count is what
+	// enforcing would have rejected.
+	Shadow []string `json:"shadow,omitempty"`
+}
+
+// ShadowAll in QuotaConfig.Shadow puts every caller's quota in shadow mode.
+const ShadowAll = "*"
+
+// shadowFor says whether caller's quota only counts what it would reject.
+func (c QuotaConfig) shadowFor(caller string) bool {
+	return slices.Contains(c.Shadow, caller) || slices.Contains(c.Shadow, ShadowAll)
 }
 
 // rateFor is caller's rate (0: unlimited).
@@ -54,11 +68,16 @@ func (c QuotaConfig) validate() error {
 			return err
 		}
 	}
+	for _, name := range c.Shadow {
+		if strings.TrimSpace(name) == "" {
+			return fmt.Errorf("quota shadow: empty caller name; name callers as in header %s, or %s for all", platform.HeaderCaller, ShadowAll)
+		}
+	}
 	return nil
 }
 
 func (c QuotaConfig) clone() QuotaConfig {
-	out := QuotaConfig{Default: c.Default, Callers: make(map[string]float64, len(c.Callers))}
+	out := QuotaConfig{Default: c.Default, Callers: make(map[string]float64, len(c.Callers)), Shadow: slices.Clone(c.Shadow)}
 	for k, v := range c.Callers {
 		out.Callers[k] = v
 	}
@@ -118,9 +137,11 @@ func (q *localQuota) take(_ context.Context, caller string, r float64, burst int
 
 // quotaDecision is the answer of Quotas.Check.
 type quotaDecision struct {
-	Allowed    bool
-	Caller     string
-	Rate       float64 // 0: unlimited
+	Allowed bool
+	Caller  string
+	Rate    float64 // 0: unlimited
+	// Shadow: the caller's quota is in shadow mode; a refusal is only counted.
+	Shadow     bool
 	RetryAfter time.Duration
 	Err        error // the counter failed; the request was let through (fail open)
 }
@@ -173,9 +194,9 @@ func (q *quotas) check(ctx context.Context, caller string) quotaDecision {
 		caller = anonymousCaller
 	}
 	q.mu.RLock()
-	r := q.cfg.rateFor(caller)
+	r, shadow := q.cfg.rateFor(caller), q.cfg.shadowFor(caller)
 	q.mu.RUnlock()
-	d := quotaDecision{Allowed: true, Caller: caller, Rate: r}
+	d := quotaDecision{Allowed: true, Caller: caller, Rate: r, Shadow: shadow}
 	if r <= 0 {
 		return d
 	}
