@@ -118,20 +118,8 @@ func (s *Server) admit(route string, h http.Handler, opts RouteOptions) http.Han
 
 		// 3. The API's bulkhead.
 		if opts.Bulkhead != nil {
-			rel, d := opts.Bulkhead.acquireFor(r.Header.Get(platform.HeaderCriticality) == platform.CriticalitySheddable)
-			switch d {
-			case admitted:
-				s.dec.bulkAdmit.Inc()
-			case wouldReject:
-				s.dec.bulkWould.Inc()
-			case shed:
-				s.dec.bulkShed.Inc()
-			case rejected:
-				s.dec.bulkReject.Inc()
-			}
-			if !d.ok() {
-				s.reject(rec, http.StatusServiceUnavailable, platform.ReasonBulkhead,
-					fmt.Sprintf("%s: bulkhead %s: %s", s.name, opts.Bulkhead.Name(), d))
+			rel, ok := s.bulkhead(rec, r, opts.Bulkhead)
+			if !ok {
 				return
 			}
 			defer rel()
@@ -152,24 +140,54 @@ func (s *Server) admit(route string, h http.Handler, opts RouteOptions) http.Han
 		}
 
 		// 5. The deadline again, as the work starts.
-		if !deadline.IsZero() {
-			if expired(deadline, s.cfg.Clock()) {
-				if s.cfg.Deadlines {
-					s.dec.deadlineQueued.Inc()
-					s.reject(rec, http.StatusGatewayTimeout, platform.ReasonDeadline,
-						fmt.Sprintf("%s: the caller's deadline passed after %s in the queue", s.name, waited.Round(time.Millisecond)))
-					return
-				}
-				s.dec.deadlineWasted.Inc()
-				s.dec.wasted.Inc()
-			} else {
-				s.dec.deadlineOK.Inc()
-			}
+		if !deadline.IsZero() && !s.startInTime(rec, deadline, waited) {
+			return
 		}
 		m.inflight.Inc()
 		defer m.inflight.Dec()
 		h.ServeHTTP(rec, r)
 	})
+}
+
+// bulkhead takes a permit of the API's bulkhead b for r; if it may not go
+// on, it has answered 503.
+func (s *Server) bulkhead(w http.ResponseWriter, r *http.Request, b ConcurrencyLimit) (release func(), ok bool) {
+	rel, d := b.acquireFor(r.Header.Get(platform.HeaderCriticality) == platform.CriticalitySheddable)
+	switch d {
+	case admitted:
+		s.dec.bulkAdmit.Inc()
+	case wouldReject:
+		s.dec.bulkWould.Inc()
+	case shed:
+		s.dec.bulkShed.Inc()
+	case rejected:
+		s.dec.bulkReject.Inc()
+	}
+	if !d.ok() {
+		s.reject(w, http.StatusServiceUnavailable, platform.ReasonBulkhead,
+			fmt.Sprintf("%s: bulkhead %s: %s", s.name, b.Name(), d))
+		return nil, false
+	}
+	return rel, true
+}
+
+// startInTime judges the caller's deadline as the work starts after waited
+// in the queue: past it, the request is refused with 504 when deadlines are
+// enforced (false), else counted as wasted work.
+func (s *Server) startInTime(w http.ResponseWriter, deadline time.Time, waited time.Duration) bool {
+	if !expired(deadline, s.cfg.Clock()) {
+		s.dec.deadlineOK.Inc()
+		return true
+	}
+	if s.cfg.Deadlines {
+		s.dec.deadlineQueued.Inc()
+		s.reject(w, http.StatusGatewayTimeout, platform.ReasonDeadline,
+			fmt.Sprintf("%s: the caller's deadline passed after %s in the queue", s.name, waited.Round(time.Millisecond)))
+		return false
+	}
+	s.dec.deadlineWasted.Inc()
+	s.dec.wasted.Inc()
+	return true
 }
 
 // queueRefused answers a request the pool gave no worker.
