@@ -410,17 +410,24 @@ func TestQuotasShadow(t *testing.T) {
 	}
 }
 
+// listServer serves GET /list behind a bulkhead "list" of limit 1 in mode:
+// each call says it entered, then waits until hold is closed.
+func listServer(t *testing.T, mode BulkheadMode) (ts *httptest.Server, hold, entered chan struct{}) {
+	m := NewMetrics()
+	s := New("test", Config{Workers: 8, QueueTimeout: time.Second}, m, nil)
+	bh := NewBulkheadMode("list", 1, mode, 0, m)
+	hold, entered = make(chan struct{}), make(chan struct{}, 4)
+	s.HandleWith("GET /list", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { entered <- struct{}{}; <-hold }),
+		RouteOptions{Bulkhead: bh})
+	ts = httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	return ts, hold, entered
+}
+
 // TestAPIBulkheadAndResize: a per-API bulkhead fails fast when full, and the
 // admin endpoint resizes it at runtime.
 func TestAPIBulkheadAndResize(t *testing.T) {
-	m := NewMetrics()
-	s := New("test", Config{Workers: 8, QueueTimeout: time.Second}, m, nil)
-	bh := NewBulkheadMode("list", 1, BulkheadHard, 0, m)
-	hold, entered := make(chan struct{}), make(chan struct{}, 4)
-	s.HandleWith("GET /list", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { entered <- struct{}{}; <-hold }),
-		RouteOptions{Bulkhead: bh})
-	ts := httptest.NewServer(s.Handler())
-	defer ts.Close()
+	ts, hold, entered := listServer(t, BulkheadHard)
 	var wg sync.WaitGroup
 	wg.Go(func() { do(t, "GET", ts.URL+"/list", nil, nil) })
 	<-entered
@@ -465,14 +472,7 @@ func TestAPIBulkheadAndResize(t *testing.T) {
 // every call through and reports the ones it would have rejected; switched to
 // hard through the admin endpoint it rejects them.
 func TestAPIBulkheadShadowThenEnforce(t *testing.T) {
-	m := NewMetrics()
-	s := New("test", Config{Workers: 8, QueueTimeout: time.Second}, m, nil)
-	bh := NewBulkheadMode("list", 1, BulkheadShadow, 0, m)
-	hold, entered := make(chan struct{}), make(chan struct{}, 4)
-	s.HandleWith("GET /list", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { entered <- struct{}{}; <-hold }),
-		RouteOptions{Bulkhead: bh})
-	ts := httptest.NewServer(s.Handler())
-	defer ts.Close()
+	ts, hold, entered := listServer(t, BulkheadShadow)
 	var wg sync.WaitGroup
 	for range 2 { // two at once over a limit of 1: both run
 		wg.Go(func() { do(t, "GET", ts.URL+"/list", nil, nil) })

@@ -120,15 +120,45 @@ type ConcurrencyLimit interface {
 	acquireFor(droppable bool) (release func(), d bulkheadDecision)
 }
 
+// bulkheadBase is what every bulkhead has: a name, a shedding threshold, and
+// a mode and limit that change at runtime under mu.
+type bulkheadBase struct {
+	name string
+	shed float64
+
+	mu    sync.Mutex
+	mode  BulkheadMode
+	limit int
+}
+
+// Name is the bulkhead's name (its metrics label).
+func (b *bulkheadBase) Name() string { return b.name }
+
+// Limit is the most concurrent calls admitted in hard mode.
+func (b *bulkheadBase) Limit() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.limit
+}
+
+// bulkMode is the bulkhead's mode.
+func (b *bulkheadBase) bulkMode() BulkheadMode {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.mode
+}
+
+// setMode switches the mode; calls in flight keep the permits they hold.
+func (b *bulkheadBase) setMode(m BulkheadMode) {
+	b.mu.Lock()
+	b.mode = m
+	b.mu.Unlock()
+}
+
 // Bulkhead limits concurrent calls to one API or dependency. It never waits:
 // when full the call fails fast. Its limit and mode can change at runtime.
 type Bulkhead struct {
-	name string
-	mode BulkheadMode
-	shed float64
-
-	mu       sync.Mutex
-	limit    int
+	bulkheadBase
 	inflight int // calls holding a permit
 	// held is the calls hard mode would hold admitted: in hard mode every
 	// call in flight, in shadow mode those it would not have refused.
@@ -141,37 +171,13 @@ type Bulkhead struct {
 // shedAbove × limit calls run (0: never shed). With m it is registered for
 // PUT /admin/bulkheads/{name}.
 func NewBulkheadMode(name string, limit int, mode BulkheadMode, shedAbove float64, m *Metrics) *Bulkhead {
-	b := &Bulkhead{name: name, limit: max(limit, 1), mode: mode, shed: shedAbove}
+	b := &Bulkhead{bulkheadBase: bulkheadBase{name: name, limit: max(limit, 1), mode: mode, shed: shedAbove}}
 	b.met = newBulkheadMetrics(m, name)
 	b.met.limit(b.limit)
 	if m != nil {
 		m.server.bulkheads.add(b)
 	}
 	return b
-}
-
-// Name is the bulkhead's name (its metrics label).
-func (b *Bulkhead) Name() string { return b.name }
-
-// bulkMode is the bulkhead's mode.
-func (b *Bulkhead) bulkMode() BulkheadMode {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.mode
-}
-
-// setMode switches the mode; calls in flight keep the slots they hold.
-func (b *Bulkhead) setMode(m BulkheadMode) {
-	b.mu.Lock()
-	b.mode = m
-	b.mu.Unlock()
-}
-
-// Limit is the most concurrent calls admitted in hard mode.
-func (b *Bulkhead) Limit() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.limit
 }
 
 // setLimit resizes the bulkhead; calls in flight above a smaller limit finish.

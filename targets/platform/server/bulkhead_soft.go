@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"sync"
 	"sync/atomic"
 )
 
@@ -52,12 +51,7 @@ func (u *softUse) reshare(resv map[string]int) {
 // a pool shared by all. Droppable calls are shed once shedAbove × limit calls
 // run. Limit and reservations can change at runtime.
 type softBulkhead struct {
-	name string
-	mode BulkheadMode
-	shed float64
-
-	mu        sync.Mutex
-	limit     int
+	bulkheadBase
 	resv      map[string]int
 	resvTotal int
 	use       softUse // calls holding a permit
@@ -71,7 +65,7 @@ type softBulkhead struct {
 // which reservations are set aside per key (their sum at most limit). With m
 // it is registered for PUT /admin/bulkheads/{name}.
 func newSoftBulkhead(name string, limit int, reservations map[string]int, mode BulkheadMode, shedAbove float64, m *Metrics) (*softBulkhead, error) {
-	b := &softBulkhead{name: name, mode: mode, shed: shedAbove, m: m, met: map[string]*bulkheadMetrics{},
+	b := &softBulkhead{bulkheadBase: bulkheadBase{name: name, mode: mode, shed: shedAbove}, m: m, met: map[string]*bulkheadMetrics{},
 		use: softUse{used: map[string]int{}}, held: softUse{used: map[string]int{}}}
 	if err := b.resize(limit, reservations); err != nil {
 		return nil, err
@@ -80,16 +74,6 @@ func newSoftBulkhead(name string, limit int, reservations map[string]int, mode B
 		m.server.bulkheads.add(b)
 	}
 	return b, nil
-}
-
-// Name is the bulkhead's name.
-func (b *softBulkhead) Name() string { return b.name }
-
-// Limit is the total permits.
-func (b *softBulkhead) Limit() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.limit
 }
 
 // reservations returns a copy of the per-key reservations.
@@ -101,20 +85,6 @@ func (b *softBulkhead) reservations() map[string]int {
 		out[k] = v
 	}
 	return out
-}
-
-// bulkMode is the bulkhead's mode.
-func (b *softBulkhead) bulkMode() BulkheadMode {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.mode
-}
-
-// setMode switches the mode; calls in flight keep the permits they hold.
-func (b *softBulkhead) setMode(m BulkheadMode) {
-	b.mu.Lock()
-	b.mode = m
-	b.mu.Unlock()
 }
 
 // setLimit changes the total, keeping the reservations.
