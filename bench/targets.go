@@ -258,8 +258,15 @@ var microRefs = map[string]string{
 	"ClientOverhead/smart-all-on":           "ClientOverhead/plain-http",
 	"ClientOverhead/smart-all-off":          "ClientOverhead/plain-http",
 	"BalancerPick/p2c":                      "BalancerPick/rr",
+	"BalancerPick/ewma":                     "BalancerPick/p2c",
 	"JSRequest/smart":                       "JSRequest/bare-call",
 	"JSRequest/naive":                       "JSRequest/bare-call",
+}
+
+// microGoals bound a benchmark's ratio to its reference where an issue sets
+// one: the latency-aware pick within 2× of the least-loaded one (issue 21).
+var microGoals = map[string]*Goal{
+	"BalancerPick/ewma": AtMost(2),
 }
 
 // microSection runs the Go micro-benchmarks of the platform, kvdispatcher
@@ -269,7 +276,7 @@ func (b *bench) microSection(ctx context.Context) (Section, error) {
 	args := []string{"test", "-run", "^$", "-bench", ".", "-benchmem", "-count", strconv.Itoa(b.cfg.count), "-benchtime", b.cfg.benchtime}
 	var out strings.Builder
 	for _, run := range []struct{ dir, pkgs []string }{
-		{[]string{b.root}, []string{"./targets/platform", "./targets/kvdispatcher"}},
+		{[]string{b.root}, []string{"./targets/platform/...", "./targets/kvdispatcher"}},
 		{[]string{b.root, "xk6-resilience"}, []string{"."}},
 	} {
 		b.logf("  go %s %s", strings.Join(args, " "), strings.Join(run.pkgs, " "))
@@ -303,7 +310,7 @@ func (b *bench) microSection(ctx context.Context) (Section, error) {
 	for _, s := range stats {
 		r := Row{Name: s.Name, Value: s.NsOp, Unit: "ns/op", Note: fmt.Sprintf("%.0f B/op, %.0f allocs/op", s.BOp, s.AllocsOp)}
 		if ref, ok := byName[microRefs[s.Name]]; ok {
-			r.Ref, r.RefValue = ref.Name, ref.NsOp
+			r.Ref, r.RefValue, r.Goal = ref.Name, ref.NsOp, microGoals[s.Name]
 		} else if !slices.Contains(slices.Collect(maps.Values(microRefs)), s.Name) {
 			r.Minor = true // neither compared nor a reference: results.json and the text table only
 		}

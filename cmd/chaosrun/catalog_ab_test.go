@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,11 +21,23 @@ type catalogAB struct {
 	offBelow float64
 	// moneyCheck: the scenario has the bank's money-conserved end check.
 	moneyCheck bool
+	// faithful, when set, compares what the two arms observed: a limit in
+	// shadow mode (on) must count what the enforcing arm (off) rejected.
+	faithful *faithfulness
+}
+
+// faithfulness names the assertion whose observed value is the on arm's
+// would-be count and the one whose observed value is the off arm's real
+// count; they must agree within the given share of the real count.
+type faithfulness struct {
+	on, off string
+	within  float64
 }
 
 // runCatalogAB runs both arms of ab on a testbed ("local" or "docker");
 // after returns what the run left behind (Docker objects), if anything.
 func runCatalogAB(t *testing.T, testbed string, ab catalogAB, left func(pid int) []string) {
+	observed := map[string]float64{} // arm/assertion -> observed value
 	for _, arm := range []struct {
 		name     string
 		sets     []string
@@ -57,6 +70,7 @@ func runCatalogAB(t *testing.T, testbed string, ab catalogAB, left func(pid int)
 			}
 			for _, v := range r.Verdicts {
 				t.Logf("%s", verdictLine(v))
+				observed[arm.name+"/"+v.Assertion] = v.Observed
 				if arm.wantCode == exitOK && !v.Pass {
 					t.Errorf("protection on, yet %s failed", verdictLine(v))
 				}
@@ -86,6 +100,19 @@ func runCatalogAB(t *testing.T, testbed string, ab catalogAB, left func(pid int)
 				if l := left(res.pid); len(l) > 0 {
 					t.Errorf("left on the engine after the run: %v", l)
 				}
+			}
+		})
+	}
+	if f := ab.faithful; f != nil {
+		t.Run(ab.scenario+"/shadow-faithful", func(t *testing.T) {
+			would, okW := observed["on-holds/"+f.on]
+			enforced, okR := observed["off-breaches/"+f.off]
+			if !okW || !okR {
+				t.Fatalf("an arm did not record %s (on) or %s (off): %v", f.on, f.off, observed)
+			}
+			t.Logf("shadow mode counted %g would-be rejections; enforcing rejected %g", would, enforced)
+			if enforced <= 0 || math.Abs(would-enforced) > f.within*enforced {
+				t.Errorf("shadow count %g is not within %.0f%% of the enforcing run's %g rejections", would, 100*f.within, enforced)
 			}
 		})
 	}

@@ -35,6 +35,23 @@ var bankABs = []catalogAB{
 		moneyCheck: true,
 	},
 	{
+		scenario:   "bank-slow-replica",
+		short:      []string{"workload.duration=25s", "faults.slow-replica.start=6s", "faults.slow-replica.duration=14s"},
+		off:        []string{"bank.balancer=rr", "bank.outlier-latency-factor=0"},
+		breached:   "slow-replica-share",
+		moneyCheck: true,
+	},
+	{
+		// the off arm enforces: its real rejections are what the on arm's
+		// shadow count must match
+		scenario:   "bank-shadow-vault",
+		short:      []string{"workload.duration=25s", "faults.slow-vault.start=6s", "faults.slow-vault.duration=14s"},
+		off:        []string{"bank.vault-bulkhead=hard"},
+		breached:   "nothing-rejected",
+		moneyCheck: true,
+		faithful:   &faithfulness{on: "would-rejections-reported", off: "nothing-rejected", within: 0.10},
+	},
+	{
 		scenario:   "http-slow-withdraw",
 		short:      []string{"workload.duration=25s", "faults.slow-withdraw.start=8s", "faults.slow-withdraw.duration=10s"},
 		off:        []string{"bank.bulkheads=off"},

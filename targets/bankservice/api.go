@@ -8,34 +8,34 @@ import (
 
 // Reasons in the JSON error body of business failures (no X-Reject-Reason header).
 const (
-	ReasonBadRequest          = "bad-request"
-	ReasonUnknownAccount      = "unknown-account"
-	ReasonInsufficientFunds   = "insufficient-funds"
-	ReasonInsufficientCash    = "insufficient-cash"
-	ReasonIdempotencyMismatch = "idempotency-mismatch"
-	ReasonReversed            = "reversed"
+	reasonBadRequest          = "bad-request"
+	reasonUnknownAccount      = "unknown-account"
+	reasonInsufficientFunds   = "insufficient-funds"
+	reasonInsufficientCash    = "insufficient-cash"
+	reasonIdempotencyMismatch = "idempotency-mismatch"
+	reasonReversed            = "reversed"
 )
 
-// PageSize is the number of ledger entries per page.
-const PageSize = 10
+// pageSize is the number of ledger entries per page.
+const pageSize = 10
 
-// LedgerOp is the body of POST /ledger/debit and POST /ledger/credit.
-type LedgerOp struct {
+// ledgerOp is the body of POST /ledger/debit and POST /ledger/credit.
+type ledgerOp struct {
 	Account        string `json:"account"`
 	Amount         int64  `json:"amount"`
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
-// BalanceAnswer is the 200 body of ledger debits and credits.
-type BalanceAnswer struct {
+// balanceAnswer is the 200 body of ledger debits and credits.
+type balanceAnswer struct {
 	Account string `json:"account"`
 	Balance int64  `json:"balance"`
 	// Replayed says the key had been used before: this is the first answer again.
 	Replayed bool `json:"replayed,omitempty"`
 }
 
-// Entry is one ledger movement.
-type Entry struct {
+// entry is one ledger movement.
+type entry struct {
 	Seq     int64     `json:"seq"`
 	Kind    string    `json:"kind"` // debit | credit
 	Amount  int64     `json:"amount"`
@@ -44,16 +44,16 @@ type Entry struct {
 	Time    time.Time `json:"time"`
 }
 
-// Page is the body of GET /ledger/transactions: newest entries first.
-type Page struct {
+// ledgerPage is the body of GET /ledger/transactions: newest entries first.
+type ledgerPage struct {
 	Account string  `json:"account"`
 	Page    int     `json:"page"`
-	Entries []Entry `json:"entries"`
+	Entries []entry `json:"entries"`
 	More    bool    `json:"more"`
 }
 
-// LedgerTotal is the body of GET /ledger/total.
-type LedgerTotal struct {
+// ledgerTotal is the body of GET /ledger/total.
+type ledgerTotal struct {
 	Total    int64 `json:"total"`
 	Accounts int   `json:"accounts"`
 	// Initial is the sum of balances at seeding.
@@ -63,59 +63,59 @@ type LedgerTotal struct {
 	NetDebits map[string]int64 `json:"net_debits"`
 }
 
-// Withdrawal is the body of POST /vault/withdraw.
-type Withdrawal struct {
+// withdrawal is the body of POST /vault/withdraw.
+type withdrawal struct {
 	Amount         int64  `json:"amount"`
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
-// VaultTotal is the body of GET /vault/total and of a 200 withdrawal.
-type VaultTotal struct {
+// vaultTotal is the body of GET /vault/total and of a 200 withdrawal.
+type vaultTotal struct {
 	Cash      int64 `json:"cash"`
 	Withdrawn int64 `json:"withdrawn"`
 	// Initial is the cash the vault started with.
 	Initial int64 `json:"initial"`
 }
 
-// Void is the body of POST /vault/void: cancel the withdrawal with this key.
-type Void struct {
+// void is the body of POST /vault/void: cancel the withdrawal with this key.
+type void struct {
 	Amount         int64  `json:"amount"`
 	IdempotencyKey string `json:"idempotency_key"`
 }
 
-// VoidAnswer is the 200 body of POST /vault/void.
-type VoidAnswer struct {
+// voidAnswer is the 200 body of POST /vault/void.
+type voidAnswer struct {
 	// Returned says the withdrawal had been paid and its cash is back in the vault.
 	Returned bool  `json:"returned"`
 	Cash     int64 `json:"cash"`
 }
 
-// Consistency is the body of the bank's GET /consistency.
-type Consistency struct {
+// consistency is the body of the bank's GET /consistency.
+type consistency struct {
 	OK     bool             `json:"ok"`
 	Detail string           `json:"detail"`
 	Values map[string]int64 `json:"values"`
 }
 
-// Transaction is the body of POST /transact/check and POST /transact/cash.
-type Transaction struct {
+// transaction is the body of POST /transact/check and POST /transact/cash.
+type transaction struct {
 	Account        string `json:"account"`
 	Amount         int64  `json:"amount"`
 	IdempotencyKey string `json:"idempotency_key,omitempty"`
 }
 
-// TransactionAnswer is the 200 body of a bank transaction.
-type TransactionAnswer struct {
+// transactionAnswer is the 200 body of a bank transaction.
+type transactionAnswer struct {
 	Account string `json:"account"`
 	Amount  int64  `json:"amount"`
 	Balance int64  `json:"balance"`
 }
 
-// History is the body of GET /transactions.
-type History struct {
+// historyAnswer is the body of GET /transactions.
+type historyAnswer struct {
 	Account string  `json:"account"`
 	Pages   int     `json:"pages"`
-	Entries []Entry `json:"entries"`
+	Entries []entry `json:"entries"`
 }
 
 // validate checks an account and an amount; the error names the field.

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 )
@@ -20,15 +22,18 @@ import (
 // maxPages bounds GET /transactions?pages=N.
 const maxPages = 100
 
-// BankConfig sets the bank's bulkheads and cash drawer.
-type BankConfig struct {
+// bankConfig sets the bank's bulkheads and cash drawer.
+type bankConfig struct {
 	Bulkheads   bool // off: the per-dependency bulkheads admit everything
 	LedgerLimit int  // concurrent ledger calls
 	VaultLimit  int  // concurrent vault calls
+	// LedgerMode and VaultMode are the dependency bulkheads' modes (hard,
+	// shadow, off) while Bulkheads is on.
+	LedgerMode, VaultMode server.BulkheadMode
 
-	// ListMode is the ListTransactions API bulkhead's mode (hard, observe,
+	// ListMode is the ListTransactions API bulkhead's mode (hard, shadow,
 	// off); ListLimit its limit of concurrent ListTransactions requests.
-	ListMode  platform.BulkheadMode
+	ListMode  server.BulkheadMode
 	ListLimit int
 
 	// Drawer switches the cash drawer; DrawerCapacity is the most cash it
@@ -43,21 +48,29 @@ type BankConfig struct {
 	VaultAddrs []string
 }
 
-// DefaultBankConfig returns the defaults documented on BankMain's flags.
-func DefaultBankConfig() BankConfig {
-	return BankConfig{Bulkheads: true, LedgerLimit: 32, VaultLimit: 8,
-		ListMode: platform.BulkheadHard, ListLimit: 8,
+// defaultBankConfig returns the defaults documented on BankMain's flags.
+func defaultBankConfig() bankConfig {
+	return bankConfig{Bulkheads: true, LedgerLimit: 32, VaultLimit: 8, LedgerMode: server.BulkheadHard, VaultMode: server.BulkheadHard,
+		ListMode: server.BulkheadHard, ListLimit: 8,
 		Drawer: true, DrawerCapacity: 200_000, DrawerLow: 100_000}
 }
 
-// Bank serves TransactCheck, TransactCash and ListTransactions over a ledger
+// depMode is a dependency bulkhead's mode: mode, or off with --bulkheads off.
+func (c bankConfig) depMode(mode server.BulkheadMode) server.BulkheadMode {
+	if !c.Bulkheads {
+		return server.BulkheadOff
+	}
+	return mode
+}
+
+// bank serves TransactCheck, TransactCash and ListTransactions over a ledger
 // and a vault, with a cash drawer in front of the vault.
-type Bank struct {
-	cfg               BankConfig
-	ledger, vault     *platform.Client
-	ledgerBH, vaultBH *platform.Bulkhead
-	listBH            *platform.Bulkhead
-	drawer            *Drawer
+type bank struct {
+	cfg               bankConfig
+	ledger, vault     *client.Client
+	ledgerBH, vaultBH *server.Bulkhead
+	listBH            *server.Bulkhead
+	drawer            *drawer
 	log               *slog.Logger
 	instance          string // names this bank's refill keys
 
@@ -76,21 +89,21 @@ type Bank struct {
 	drawerG  prometheus.GaugeFunc
 }
 
-// NewBank returns a bank calling ledger and vault. m carries the metrics (bulkheads,
+// newBank returns a bank calling ledger and vault. m carries the metrics (bulkheads,
 // refunds, drawer); log may be nil. Call Run to keep the drawer filled.
-func NewBank(cfg BankConfig, ledger, vault *platform.Client, m *platform.Metrics, log *slog.Logger) *Bank {
+func newBank(cfg bankConfig, ledger, vault *client.Client, m *server.Metrics, log *slog.Logger) *bank {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.ListLimit < 1 {
 		cfg.ListLimit = 1
 	}
-	b := &Bank{
+	b := &bank{
 		cfg: cfg, ledger: ledger, vault: vault, log: log,
-		ledgerBH: platform.NewBulkhead("ledger", cfg.LedgerLimit, cfg.Bulkheads, m),
-		vaultBH:  platform.NewBulkhead("vault", cfg.VaultLimit, cfg.Bulkheads, m),
-		listBH:   platform.NewBulkheadMode("list", cfg.ListLimit, cfg.ListMode, 0, m),
-		drawer:   NewDrawer(cfg.Drawer, cfg.DrawerCapacity, cfg.DrawerLow),
+		ledgerBH: server.NewBulkheadMode("ledger", cfg.LedgerLimit, cfg.depMode(cfg.LedgerMode), 0, m),
+		vaultBH:  server.NewBulkheadMode("vault", cfg.VaultLimit, cfg.depMode(cfg.VaultMode), 0, m),
+		listBH:   server.NewBulkheadMode("list", cfg.ListLimit, cfg.ListMode, 0, m),
+		drawer:   newDrawer(cfg.Drawer, cfg.DrawerCapacity, cfg.DrawerLow),
 		instance: rand.Text()[:10],
 		pending:  map[string]settlement{},
 		refunds: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -111,20 +124,20 @@ func NewBank(cfg BankConfig, ledger, vault *platform.Client, m *platform.Metrics
 }
 
 // Drawer returns the bank's cash drawer.
-func (b *Bank) Drawer() *Drawer { return b.drawer }
+func (b *bank) Drawer() *drawer { return b.drawer }
 
-// routeOptioner is a Router that takes per-API options (*platform.Server).
+// routeOptioner is a Router that takes per-API options (*server.Server).
 type routeOptioner interface {
-	HandleWith(pattern string, h http.Handler, opts platform.RouteOptions)
+	HandleWith(pattern string, h http.Handler, opts server.RouteOptions)
 }
 
 // Register adds the bank routes: POST /transact/check, POST /transact/cash,
 // GET /transactions (behind the list bulkhead), GET /consistency.
-func (b *Bank) Register(r Router) {
+func (b *bank) Register(r router) {
 	r.Handle("POST /transact/check", http.HandlerFunc(b.check))
 	r.Handle("POST /transact/cash", http.HandlerFunc(b.cash))
 	if ro, ok := r.(routeOptioner); ok {
-		ro.HandleWith("GET /transactions", http.HandlerFunc(b.transactions), platform.RouteOptions{Bulkhead: b.listBH})
+		ro.HandleWith("GET /transactions", http.HandlerFunc(b.transactions), server.RouteOptions{Bulkhead: b.listBH})
 	} else {
 		r.Handle("GET /transactions", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			release, ok := b.listBH.TryAcquire()
@@ -140,7 +153,7 @@ func (b *Bank) Register(r Router) {
 }
 
 // Run keeps the drawer filled and settles pending refunds until ctx ends.
-func (b *Bank) Run(ctx context.Context) {
+func (b *bank) Run(ctx context.Context) {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -154,15 +167,15 @@ func (b *Bank) Run(ctx context.Context) {
 	}
 }
 
-func (b *Bank) decode(w http.ResponseWriter, r *http.Request) (Transaction, bool) {
-	var in Transaction
+func (b *bank) decode(w http.ResponseWriter, r *http.Request) (transaction, bool) {
+	var in transaction
 	if err := platform.DecodeJSON(w, r, &in); err != nil {
-		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest,
+		platform.WriteError(w, http.StatusBadRequest, reasonBadRequest,
 			fmt.Sprintf("%s %s: %v; fields: account, amount, idempotency_key", r.Method, r.URL.Path, err))
 		return in, false
 	}
 	if err := validate(in.Account, true, in.Amount); err != nil {
-		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest, err.Error())
+		platform.WriteError(w, http.StatusBadRequest, reasonBadRequest, err.Error())
 		return in, false
 	}
 	if in.IdempotencyKey == "" {
@@ -172,40 +185,40 @@ func (b *Bank) decode(w http.ResponseWriter, r *http.Request) (Transaction, bool
 }
 
 // check is TransactCheck: one ledger debit.
-func (b *Bank) check(w http.ResponseWriter, r *http.Request) {
+func (b *bank) check(w http.ResponseWriter, r *http.Request) {
 	in, ok := b.decode(w, r)
 	if !ok {
 		return
 	}
-	var ans BalanceAnswer
-	if err := b.callLedger(r.Context(), "/ledger/debit", LedgerOp{in.Account, in.Amount, "check:" + in.IdempotencyKey}, &ans); err != nil {
+	var ans balanceAnswer
+	if err := b.callLedger(r.Context(), "/ledger/debit", ledgerOp{in.Account, in.Amount, "check:" + in.IdempotencyKey}, &ans); err != nil {
 		b.fail(w, err)
 		return
 	}
-	platform.WriteJSON(w, http.StatusOK, TransactionAnswer{Account: in.Account, Amount: in.Amount, Balance: ans.Balance})
+	platform.WriteJSON(w, http.StatusOK, transactionAnswer{Account: in.Account, Amount: in.Amount, Balance: ans.Balance})
 }
 
 // transactions is ListTransactions: N ledger page calls, newest first.
-func (b *Bank) transactions(w http.ResponseWriter, r *http.Request) {
+func (b *bank) transactions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	account := q.Get("account")
 	if account == "" {
-		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest, `query parameter "account" is required`)
+		platform.WriteError(w, http.StatusBadRequest, reasonBadRequest, `query parameter "account" is required`)
 		return
 	}
 	pages := 1
 	if s := q.Get("pages"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > maxPages {
-			platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest,
+			platform.WriteError(w, http.StatusBadRequest, reasonBadRequest,
 				fmt.Sprintf(`query parameter "pages" must be a whole number from 1 to %d, got %q`, maxPages, s))
 			return
 		}
 		pages = n
 	}
-	h := History{Account: account, Entries: []Entry{}}
+	h := historyAnswer{Account: account, Entries: []entry{}}
 	for p := range pages {
-		var pg Page
+		var pg ledgerPage
 		path := "/ledger/transactions?account=" + url.QueryEscape(account) + "&page=" + strconv.Itoa(p)
 		if err := b.callLedgerGet(r.Context(), path, &pg); err != nil {
 			b.fail(w, err)
@@ -220,7 +233,7 @@ func (b *Bank) transactions(w http.ResponseWriter, r *http.Request) {
 	platform.WriteJSON(w, http.StatusOK, h)
 }
 
-func (b *Bank) callLedger(ctx context.Context, path string, op LedgerOp, out any) error {
+func (b *bank) callLedger(ctx context.Context, path string, op ledgerOp, out any) error {
 	release, ok := b.ledgerBH.TryAcquire()
 	if !ok {
 		return errBulkhead{b.ledgerBH}
@@ -229,7 +242,7 @@ func (b *Bank) callLedger(ctx context.Context, path string, op LedgerOp, out any
 	return b.ledger.PostJSON(ctx, path, op, out)
 }
 
-func (b *Bank) callLedgerGet(ctx context.Context, path string, out any) error {
+func (b *bank) callLedgerGet(ctx context.Context, path string, out any) error {
 	release, ok := b.ledgerBH.TryAcquire()
 	if !ok {
 		return errBulkhead{b.ledgerBH}

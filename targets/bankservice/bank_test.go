@@ -9,15 +9,17 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 // env is a bank in process, with a real ledger and vault on httptest servers.
 type env struct {
 	bank   string // base URL
-	b      *Bank
-	ledger *Ledger
-	vault  *Vault
-	m      *platform.Metrics
+	b      *bank
+	ledger *ledgerBook
+	vault  *cashVault
+	m      *server.Metrics
 }
 
 type envOpts struct {
@@ -25,7 +27,7 @@ type envOpts struct {
 	balance    int64
 	cash       int64
 	vaultWrap  func(http.Handler) http.Handler // e.g. slow or failing vault
-	bank       BankConfig
+	bank       bankConfig
 	depTimeout time.Duration
 }
 
@@ -34,39 +36,39 @@ func newEnv(t *testing.T, o envOpts) env {
 	if o.depTimeout == 0 {
 		o.depTimeout = 5 * time.Second
 	}
-	l, v := NewLedger(o.accounts, o.balance), NewVault(o.cash)
-	lts := serve(t, (&LedgerAPI{Ledger: l}).Register, 64, time.Second)
+	l, v := newLedger(o.accounts, o.balance), newVault(o.cash)
+	lts := serve(t, (&ledgerAPI{Ledger: l}).Register, 64, time.Second)
 	vmux := http.NewServeMux()
-	(&VaultAPI{Vault: v}).Register(vmux)
+	(&vaultAPI{Vault: v}).Register(vmux)
 	var vh http.Handler = vmux
 	if o.vaultWrap != nil {
 		vh = o.vaultWrap(vh)
 	}
 	vts := httptest.NewServer(vh)
 	t.Cleanup(vts.Close)
-	lc, _ := platform.NewClient("ledger", []string{hostPort(lts)}, o.depTimeout)
-	vc, _ := platform.NewClient("vault", []string{hostPort(vts)}, o.depTimeout)
+	lc, _ := client.New("ledger", []string{hostPort(lts)}, o.depTimeout)
+	vc, _ := client.New("vault", []string{hostPort(vts)}, o.depTimeout)
 	t.Cleanup(lc.Close)
 	t.Cleanup(vc.Close)
-	m := platform.NewMetrics()
-	b := NewBank(o.bank, lc, vc, m, nil)
+	m := server.NewMetrics()
+	b := newBank(o.bank, lc, vc, m, nil)
 	bts := serveWith(t, m, b.Register, 64, time.Second)
 	return env{bank: bts.URL, b: b, ledger: l, vault: v, m: m}
 }
 
-var bulkheadsOn = BankConfig{Bulkheads: true, LedgerLimit: 32, VaultLimit: 8}
+var bulkheadsOn = bankConfig{Bulkheads: true, LedgerLimit: 32, VaultLimit: 8}
 
 func TestBankHappyPath(t *testing.T) {
 	e := newEnv(t, envOpts{accounts: 2, balance: 10_000, cash: 50_000, bank: bulkheadsOn})
-	if a := post(t, e.bank+"/transact/check", Transaction{"acct-0", 1000, "c1"}); a.status != 200 || decode[TransactionAnswer](t, a).Balance != 9000 {
+	if a := post(t, e.bank+"/transact/check", transaction{"acct-0", 1000, "c1"}); a.status != 200 || decode[transactionAnswer](t, a).Balance != 9000 {
 		t.Fatalf("check: %d %s, want 200 balance 9000", a.status, a.body)
 	}
-	if a := post(t, e.bank+"/transact/cash", Transaction{"acct-0", 2000, "k1"}); a.status != 200 || decode[TransactionAnswer](t, a).Balance != 7000 {
+	if a := post(t, e.bank+"/transact/cash", transaction{"acct-0", 2000, "k1"}); a.status != 200 || decode[transactionAnswer](t, a).Balance != 7000 {
 		t.Fatalf("cash: %d %s, want 200 balance 7000", a.status, a.body)
 	}
 	// Replays apply once, at the bank too.
-	post(t, e.bank+"/transact/check", Transaction{"acct-0", 1000, "c1"})
-	post(t, e.bank+"/transact/cash", Transaction{"acct-0", 2000, "k1"})
+	post(t, e.bank+"/transact/check", transaction{"acct-0", 1000, "c1"})
+	post(t, e.bank+"/transact/cash", transaction{"acct-0", 2000, "k1"})
 	if got := e.ledger.Total().Total; got != 17_000 {
 		t.Errorf("ledger total = %d, want 17000 (replays applied once)", got)
 	}
@@ -74,20 +76,20 @@ func TestBankHappyPath(t *testing.T) {
 		t.Errorf("vault cash = %d, want 48000", got)
 	}
 	// No key: the bank makes one, so two calls are two transactions.
-	post(t, e.bank+"/transact/check", Transaction{Account: "acct-1", Amount: 1})
-	post(t, e.bank+"/transact/check", Transaction{Account: "acct-1", Amount: 1})
+	post(t, e.bank+"/transact/check", transaction{Account: "acct-1", Amount: 1})
+	post(t, e.bank+"/transact/check", transaction{Account: "acct-1", Amount: 1})
 	if got := e.ledger.Total().Total; got != 16_998 {
 		t.Errorf("ledger total = %d, want 16998", got)
 	}
 	for i := range 23 {
-		post(t, e.bank+"/transact/check", Transaction{Account: "acct-1", Amount: int64(i + 1)})
+		post(t, e.bank+"/transact/check", transaction{Account: "acct-1", Amount: int64(i + 1)})
 	}
 	a := getURL(t, e.bank+"/transactions?account=acct-1&pages=2")
-	h := decode[History](t, a)
+	h := decode[historyAnswer](t, a)
 	if a.status != 200 || h.Pages != 2 || len(h.Entries) != 20 || h.Entries[0].Amount != 23 {
 		t.Errorf("history: %d, %d pages, %d entries; want 200, 2 pages, 20 entries newest first", a.status, h.Pages, len(h.Entries))
 	}
-	h = decode[History](t, getURL(t, e.bank+"/transactions?account=acct-1&pages=9"))
+	h = decode[historyAnswer](t, getURL(t, e.bank+"/transactions?account=acct-1&pages=9"))
 	if h.Pages != 3 || len(h.Entries) != 25 {
 		t.Errorf("history past the end: %d pages, %d entries; want it to stop at 3 pages, 25 entries", h.Pages, len(h.Entries))
 	}
@@ -128,14 +130,14 @@ func TestBankFailures(t *testing.T) {
 		wantInErr  string
 		wantLedger int64 // ledger total afterwards
 	}{
-		{"missing account", envOpts{}, "/transact/check", map[string]any{"amount": 5}, 400, ReasonBadRequest, "", `"account"`, 1000},
-		{"bad amount", envOpts{}, "/transact/cash", Transaction{"acct-0", -5, ""}, 400, ReasonBadRequest, "", `"amount"`, 1000},
-		{"unknown field", envOpts{}, "/transact/cash", map[string]any{"acct": "x"}, 400, ReasonBadRequest, "", `unknown field "acct"`, 1000},
-		{"insufficient funds", envOpts{}, "/transact/check", Transaction{"acct-0", 5000, ""}, 409, ReasonInsufficientFunds, "", "acct-0 has 1000", 1000},
-		{"unknown account", envOpts{}, "/transact/cash", Transaction{"acct-5", 5, ""}, 404, ReasonUnknownAccount, "", "acct-5", 1000},
-		{"vault short of cash refunds", envOpts{cash: 10}, "/transact/cash", Transaction{"acct-0", 500, ""}, 409, ReasonInsufficientCash, "", "vault holds 10", 1000},
-		{"vault error refunds", envOpts{cash: 1e6, vaultWrap: failing}, "/transact/cash", Transaction{"acct-0", 500, ""}, 502, platform.ReasonDependencyError, platform.ReasonDependencyError, "status 500", 1000},
-		{"vault timeout", envOpts{cash: 1e6, vaultWrap: slow, depTimeout: 100 * time.Millisecond}, "/transact/cash", Transaction{"acct-0", 500, ""}, 504, platform.ReasonDependencyTimeout, platform.ReasonDependencyTimeout, "vault", 1000},
+		{"missing account", envOpts{}, "/transact/check", map[string]any{"amount": 5}, 400, reasonBadRequest, "", `"account"`, 1000},
+		{"bad amount", envOpts{}, "/transact/cash", transaction{"acct-0", -5, ""}, 400, reasonBadRequest, "", `"amount"`, 1000},
+		{"unknown field", envOpts{}, "/transact/cash", map[string]any{"acct": "x"}, 400, reasonBadRequest, "", `unknown field "acct"`, 1000},
+		{"insufficient funds", envOpts{}, "/transact/check", transaction{"acct-0", 5000, ""}, 409, reasonInsufficientFunds, "", "acct-0 has 1000", 1000},
+		{"unknown account", envOpts{}, "/transact/cash", transaction{"acct-5", 5, ""}, 404, reasonUnknownAccount, "", "acct-5", 1000},
+		{"vault short of cash refunds", envOpts{cash: 10}, "/transact/cash", transaction{"acct-0", 500, ""}, 409, reasonInsufficientCash, "", "vault holds 10", 1000},
+		{"vault error refunds", envOpts{cash: 1e6, vaultWrap: failing}, "/transact/cash", transaction{"acct-0", 500, ""}, 502, platform.ReasonDependencyError, platform.ReasonDependencyError, "status 500", 1000},
+		{"vault timeout", envOpts{cash: 1e6, vaultWrap: slow, depTimeout: 100 * time.Millisecond}, "/transact/cash", transaction{"acct-0", 500, ""}, 504, platform.ReasonDependencyTimeout, platform.ReasonDependencyTimeout, "vault", 1000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,10 +170,10 @@ func TestBankVaultBulkheadFailsFast(t *testing.T) {
 		})
 	}
 	e := newEnv(t, envOpts{accounts: 1, balance: 1e6, cash: 1e6, vaultWrap: held,
-		bank: BankConfig{Bulkheads: true, LedgerLimit: 32, VaultLimit: 2}})
+		bank: bankConfig{Bulkheads: true, LedgerLimit: 32, VaultLimit: 2}})
 	results := make(chan answer, 2)
 	for range 2 {
-		go func() { results <- post(t, e.bank+"/transact/cash", Transaction{Account: "acct-0", Amount: 1}) }()
+		go func() { results <- post(t, e.bank+"/transact/cash", transaction{Account: "acct-0", Amount: 1}) }()
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(string(getURL(t, e.bank+"/metrics").body), `platform_bulkhead_inflight{bulkhead="vault"} 2`) {
@@ -180,7 +182,7 @@ func TestBankVaultBulkheadFailsFast(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	a := post(t, e.bank+"/transact/cash", Transaction{Account: "acct-0", Amount: 1})
+	a := post(t, e.bank+"/transact/cash", transaction{Account: "acct-0", Amount: 1})
 	if a.status != 503 || a.reject != platform.ReasonBulkhead || a.err().Reason != platform.ReasonBulkhead {
 		t.Errorf("third cash call with 2 held: %d %s=%q %s; want 503 bulkhead", a.status, platform.RejectHeader, a.reject, a.body)
 	}
@@ -210,7 +212,7 @@ func TestBankCashReplayAfterVaultFailure(t *testing.T) {
 		})
 	}
 	e := newEnv(t, envOpts{accounts: 1, balance: 1000, cash: 1000, vaultWrap: flaky, bank: bulkheadsOn})
-	cash := func(key string) answer { return post(t, e.bank+"/transact/cash", Transaction{"acct-0", 100, key}) }
+	cash := func(key string) answer { return post(t, e.bank+"/transact/cash", transaction{"acct-0", 100, key}) }
 	totals := func(wantLedger, wantVault int64) {
 		t.Helper()
 		if lt, vt := e.ledger.Total().Total, e.vault.Total().Cash; lt != wantLedger || vt != wantVault {
@@ -235,7 +237,7 @@ func TestBankCashReplayAfterVaultFailure(t *testing.T) {
 	}
 	totals(900, 900)
 	broken.Store(0)
-	if a := cash("unpaid"); a.status != 409 || a.err().Reason != ReasonReversed {
+	if a := cash("unpaid"); a.status != 409 || a.err().Reason != reasonReversed {
 		t.Errorf("replay of a refunded transaction: %d %s, want 409 reversed", a.status, a.body)
 	}
 
@@ -245,12 +247,12 @@ func TestBankCashReplayAfterVaultFailure(t *testing.T) {
 	if a := cash("limbo"); a.status != 502 || !strings.Contains(a.err().Error, "pending") {
 		t.Errorf("cash with the vault down: %d %s, want 502 refund pending", a.status, a.body)
 	}
-	if a := cash("limbo"); a.status != 409 || a.err().Reason != ReasonReversed {
+	if a := cash("limbo"); a.status != 409 || a.err().Reason != reasonReversed {
 		t.Errorf("replay while its refund is pending: %d %s, want 409 reversed", a.status, a.body)
 	}
 	totals(800, 900)
 	broken.Store(0)
-	c := decode[Consistency](t, getURL(t, e.bank+"/consistency"))
+	c := decode[consistency](t, getURL(t, e.bank+"/consistency"))
 	if !c.OK {
 		t.Errorf("consistency after the vault came back: %+v, want ok", c)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
 )
 
 // settleTimeout bounds one settlement (void at the vault, credit at the ledger).
@@ -37,7 +38,7 @@ type refill struct {
 var errPending = errors.New("this transaction failed and its refund is under way; use a new idempotency_key")
 
 // cash is TransactCash. Requests with the same key run once at a time.
-func (b *Bank) cash(w http.ResponseWriter, r *http.Request) {
+func (b *bank) cash(w http.ResponseWriter, r *http.Request) {
 	in, ok := b.decode(w, r)
 	if !ok {
 		return
@@ -58,7 +59,7 @@ func (b *Bank) cash(w http.ResponseWriter, r *http.Request) {
 }
 
 type cashResult struct {
-	ans TransactionAnswer
+	ans transactionAnswer
 	err error
 }
 
@@ -66,12 +67,12 @@ type cashResult struct {
 // the vault (taking a vault permit first: a full vault bulkhead fails fast,
 // before any debit). The ledger is debited first; cash the bank then does not
 // pay is refunded (see refund). A key the bank has paid is never paid again.
-func (b *Bank) transactCash(ctx context.Context, in Transaction, key string) (TransactionAnswer, error) {
+func (b *bank) transactCash(ctx context.Context, in transaction, key string) (transactionAnswer, error) {
 	reserved := b.drawer.Reserve(in.Amount)
 	if !reserved {
 		release, ok := b.vaultBH.TryAcquire()
 		if !ok {
-			return TransactionAnswer{}, errBulkhead{b.vaultBH}
+			return transactionAnswer{}, errBulkhead{b.vaultBH}
 		}
 		defer release()
 	}
@@ -80,20 +81,20 @@ func (b *Bank) transactCash(ctx context.Context, in Transaction, key string) (Tr
 			b.drawer.Release(in.Amount)
 		}
 	}
-	var ans BalanceAnswer
-	if err := b.callLedger(ctx, "/ledger/debit", LedgerOp{in.Account, in.Amount, key}, &ans); err != nil {
+	var ans balanceAnswer
+	if err := b.callLedger(ctx, "/ledger/debit", ledgerOp{in.Account, in.Amount, key}, &ans); err != nil {
 		unreserve()
 		if mayHaveApplied(err) { // the debit may have been applied: undo it
 			if rerr := b.refund(ctx, settlement{account: in.Account, amount: in.Amount, key: key}); rerr != nil {
 				err = fmt.Errorf("%w; the void of this debit is pending (%v)", err, rerr)
 			}
 		}
-		return TransactionAnswer{}, err
+		return transactionAnswer{}, err
 	}
-	paid := TransactionAnswer{Account: in.Account, Amount: in.Amount, Balance: ans.Balance}
+	paid := transactionAnswer{Account: in.Account, Amount: in.Amount, Balance: ans.Balance}
 	if b.isPending(key) {
 		unreserve()
-		return TransactionAnswer{}, errPending
+		return transactionAnswer{}, errPending
 	}
 	if _, ok := b.drawer.PaidBy(key); ok { // a replay of a paid transaction
 		unreserve()
@@ -105,7 +106,7 @@ func (b *Bank) transactCash(ctx context.Context, in Transaction, key string) (Tr
 		}
 		return paid, nil
 	}
-	err := b.vault.PostJSON(ctx, "/vault/withdraw", Withdrawal{in.Amount, key}, nil)
+	err := b.vault.PostJSON(ctx, "/vault/withdraw", withdrawal{in.Amount, key}, nil)
 	if err == nil {
 		if b.drawer.Pay(key, in.Amount, sourceVault) {
 			b.payouts.WithLabelValues(sourceVault).Inc()
@@ -114,27 +115,27 @@ func (b *Bank) transactCash(ctx context.Context, in Transaction, key string) (Tr
 	}
 	s := settlement{account: in.Account, amount: in.Amount, key: key, void: !definitive(err)}
 	if rerr := b.refund(ctx, s); rerr != nil {
-		return TransactionAnswer{}, fmt.Errorf("%w; the refund of %d cents to %s is pending (%v)", err, in.Amount, in.Account, rerr)
+		return transactionAnswer{}, fmt.Errorf("%w; the refund of %d cents to %s is pending (%v)", err, in.Amount, in.Account, rerr)
 	}
-	return TransactionAnswer{}, err
+	return transactionAnswer{}, err
 }
 
 // definitive says whether a failed vault call is a sure refusal (a 4xx
 // answer: the vault remembers each key's first outcome, so no attempt of the
 // call was paid); anything else may have been paid.
 func definitive(err error) bool {
-	var de *platform.DepError
-	return errors.As(err, &de) && de.Kind == platform.KindStatus && de.Status >= 400 && de.Status < 500
+	var de *client.DepError
+	return errors.As(err, &de) && de.Kind == client.KindStatus && de.Status >= 400 && de.Status < 500
 }
 
 // mayHaveApplied says whether a failed call may still have been applied: any
 // dependency failure but a 4xx answer (nothing was sent past a full bulkhead).
 func mayHaveApplied(err error) bool {
-	var de *platform.DepError
+	var de *client.DepError
 	return errors.As(err, &de) && !definitive(err)
 }
 
-func (b *Bank) isPending(key string) bool {
+func (b *bank) isPending(key string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	_, ok := b.pending[key]
@@ -143,7 +144,7 @@ func (b *Bank) isPending(key string) bool {
 
 // refund settles s now, or leaves it pending for Run to settle once the
 // vault and ledger answer; until then a replay of its key is refused.
-func (b *Bank) refund(ctx context.Context, s settlement) error {
+func (b *bank) refund(ctx context.Context, s settlement) error {
 	b.mu.Lock()
 	b.pending[s.key] = s // visible to replays while the settlement runs
 	b.mu.Unlock()
@@ -167,7 +168,7 @@ func (b *Bank) refund(ctx context.Context, s settlement) error {
 // forgets s. It returns an error (and keeps s) when either call failed in a
 // way that a retry may fix; a refusal is logged and s dropped. Both calls are
 // idempotent by key, so two settlements of one key at once do no harm.
-func (b *Bank) settle(ctx context.Context, s settlement) error {
+func (b *bank) settle(ctx context.Context, s settlement) error {
 	ctx, cancel := context.WithTimeout(ctx, settleTimeout)
 	defer cancel()
 	done := func() {
@@ -176,8 +177,8 @@ func (b *Bank) settle(ctx context.Context, s settlement) error {
 		b.mu.Unlock()
 	}
 	if s.void {
-		var va VoidAnswer
-		if err := b.vault.PostJSON(ctx, "/vault/void", Void{s.amount, s.key}, &va); err != nil {
+		var va voidAnswer
+		if err := b.vault.PostJSON(ctx, "/vault/void", void{s.amount, s.key}, &va); err != nil {
 			if !definitive(err) {
 				return fmt.Errorf("void at the vault: %w", err)
 			}
@@ -193,7 +194,7 @@ func (b *Bank) settle(ctx context.Context, s settlement) error {
 		}
 		b.mu.Unlock()
 	}
-	if err := b.ledger.PostJSON(ctx, "/ledger/void", LedgerOp{s.account, s.amount, s.key}, nil); err != nil {
+	if err := b.ledger.PostJSON(ctx, "/ledger/void", ledgerOp{s.account, s.amount, s.key}, nil); err != nil {
 		if !definitive(err) {
 			return fmt.Errorf("void at the ledger: %w", err)
 		}
@@ -206,7 +207,7 @@ func (b *Bank) settle(ctx context.Context, s settlement) error {
 
 // settleAll retries the pending refunds, stopping at the first that fails
 // (the vault or ledger is still not answering).
-func (b *Bank) settleAll(ctx context.Context) {
+func (b *bank) settleAll(ctx context.Context) {
 	b.mu.Lock()
 	todo := make([]settlement, 0, len(b.pending))
 	for _, s := range b.pending {
@@ -227,7 +228,7 @@ func (b *Bank) settleAll(ctx context.Context) {
 // refillOnce fills the drawer from the vault when it is low, or retries a
 // refill whose outcome is unknown with the same key (startNew false: only
 // that). A full vault bulkhead postpones it.
-func (b *Bank) refillOnce(ctx context.Context, startNew bool) {
+func (b *bank) refillOnce(ctx context.Context, startNew bool) {
 	b.refillMu.Lock()
 	defer b.refillMu.Unlock()
 	b.mu.Lock()
@@ -248,7 +249,7 @@ func (b *Bank) refillOnce(ctx context.Context, startNew bool) {
 		return
 	}
 	defer release()
-	err := b.vault.PostJSON(ctx, "/vault/withdraw", Withdrawal{rf.amount, rf.key}, nil)
+	err := b.vault.PostJSON(ctx, "/vault/withdraw", withdrawal{rf.amount, rf.key}, nil)
 	switch {
 	case err == nil:
 		b.drawer.Refill(rf.amount)

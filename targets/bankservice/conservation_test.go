@@ -32,7 +32,7 @@ func TestMoneyConserved(t *testing.T) {
 		})
 	}
 	e := newEnv(t, envOpts{accounts: accounts, balance: balance, cash: cash, vaultWrap: flaky,
-		bank: BankConfig{Bulkheads: true, LedgerLimit: 32, VaultLimit: 3}})
+		bank: bankConfig{Bulkheads: true, LedgerLimit: 32, VaultLimit: 3}})
 
 	type result struct {
 		key    string
@@ -47,14 +47,14 @@ func TestMoneyConserved(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(7, uint64(g)))
-			var prev Transaction
+			var prev transaction
 			var prevKind string
 			for i := range perG {
 				kind := "check"
 				if rng.IntN(2) == 0 {
 					kind = "cash"
 				}
-				tx := Transaction{Account: AccountName(rng.IntN(accounts)), Amount: 100 + rng.Int64N(1400),
+				tx := transaction{Account: accountName(rng.IntN(accounts)), Amount: 100 + rng.Int64N(1400),
 					IdempotencyKey: fmt.Sprintf("g%d-%d", g, i)}
 				if i > 0 && rng.IntN(5) == 0 { // replay the previous transaction
 					tx, kind = prev, prevKind
@@ -94,7 +94,7 @@ func TestMoneyConserved(t *testing.T) {
 		t.Errorf("vault handed out %d (withdrawn %d), but the bank paid %d in cash", got, vt.Withdrawn, cashPaid)
 	}
 	// The batch must have exercised every failure path, or the invariant proves little.
-	for _, want := range []string{"", ReasonInsufficientFunds, ReasonInsufficientCash, platform.ReasonDependencyError, platform.ReasonBulkhead} {
+	for _, want := range []string{"", reasonInsufficientFunds, reasonInsufficientCash, platform.ReasonDependencyError, platform.ReasonBulkhead} {
 		if reasons[want] == 0 {
 			t.Errorf("no transaction ended with reason %q; outcomes: %v", want, reasons)
 		}

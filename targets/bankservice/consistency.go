@@ -31,7 +31,7 @@ var consistencyClient = &http.Client{Transport: &http.Transport{Proxy: nil}, Tim
 //
 // with every replica agreeing and nothing left pending. It assumes this bank
 // is the only one paying cash from the vault and debiting "cash:" keys.
-func (b *Bank) consistency(w http.ResponseWriter, r *http.Request) {
+func (b *bank) consistency(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 8*time.Second)
 	defer cancel()
 	b.quiesce(ctx)
@@ -41,7 +41,7 @@ func (b *Bank) consistency(w http.ResponseWriter, r *http.Request) {
 
 // quiesce waits (up to quiesceWait) until no cash transaction runs and no
 // refund or refill is pending, settling them meanwhile.
-func (b *Bank) quiesce(ctx context.Context) {
+func (b *bank) quiesce(ctx context.Context) {
 	until := time.Now().Add(quiesceWait)
 	for {
 		b.settleAll(ctx)
@@ -61,7 +61,7 @@ func (b *Bank) quiesce(ctx context.Context) {
 }
 
 // check1 gathers the totals and checks the invariants.
-func (b *Bank) check1(ctx context.Context) Consistency {
+func (b *bank) check1(ctx context.Context) consistency {
 	vals := map[string]int64{}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
@@ -70,7 +70,7 @@ func (b *Bank) check1(ctx context.Context) Consistency {
 	if err != nil {
 		bad("ledger: %v", err)
 	}
-	var vt VaultTotal
+	var vt vaultTotal
 	if len(b.cfg.VaultAddrs) > 0 {
 		err = getTotal(ctx, b.cfg.VaultAddrs[0], "/vault/total", &vt)
 	} else {
@@ -118,24 +118,24 @@ func (b *Bank) check1(ctx context.Context) Consistency {
 			quiesceWait, vals["pending_refunds"], pendingCents, vals["refill_unknown"], vals["cash_in_flight"])
 	}
 	if len(problems) > 0 {
-		return Consistency{OK: false, Detail: strings.Join(problems, "; "), Values: vals}
+		return consistency{OK: false, Detail: strings.Join(problems, "; "), Values: vals}
 	}
-	return Consistency{OK: true, Values: vals, Detail: fmt.Sprintf(
+	return consistency{OK: true, Values: vals, Detail: fmt.Sprintf(
 		"money conserved: accounts lost %d = checks %d + cash %d; vault %d + drawer %d + paid out %d = %d",
 		lt.Initial-lt.Total, lt.NetDebits["check"], lt.NetDebits["cash"], vt.Cash, ds.Cash, ds.PaidOut, vt.Initial)}
 }
 
 // ledgerTotals reads GET /ledger/total from every replica (they front one
 // store, so they must agree), or once through the client.
-func (b *Bank) ledgerTotals(ctx context.Context) (LedgerTotal, error) {
+func (b *bank) ledgerTotals(ctx context.Context) (ledgerTotal, error) {
 	if len(b.cfg.LedgerReplicas) == 0 {
-		var lt LedgerTotal
+		var lt ledgerTotal
 		err := b.ledger.GetJSON(ctx, "/ledger/total", &lt)
 		return lt, err
 	}
-	var first LedgerTotal
+	var first ledgerTotal
 	for i, addr := range b.cfg.LedgerReplicas {
-		var lt LedgerTotal
+		var lt ledgerTotal
 		if err := getTotal(ctx, addr, "/ledger/total", &lt); err != nil {
 			return first, fmt.Errorf("replica %d: %w", i, err)
 		}

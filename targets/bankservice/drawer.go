@@ -8,8 +8,8 @@ const (
 	sourceVault  = "vault"
 )
 
-// DrawerState is a snapshot of the cash drawer.
-type DrawerState struct {
+// drawerState is a snapshot of the cash drawer.
+type drawerState struct {
 	// Cash is on hand, Reserved of it held for transactions in flight.
 	Cash, Reserved int64
 	// PaidOut is all cash the bank handed out (from the drawer or the vault).
@@ -18,11 +18,11 @@ type DrawerState struct {
 	Refilled int64
 }
 
-// Drawer is the bank's cash drawer, a cache of vault cash: a cash transaction
+// drawer is the bank's cash drawer, a cache of vault cash: a cash transaction
 // it covers is paid without calling the vault, and it is refilled from the
 // vault in the background. It also remembers which cash keys the bank paid
 // (from the drawer or the vault), so a retried transaction is paid once.
-type Drawer struct {
+type drawer struct {
 	mu            sync.Mutex
 	enabled       bool
 	capacity, low int64
@@ -33,18 +33,18 @@ type Drawer struct {
 	paid          *memory // cash key → outcome{reason: source}
 }
 
-// NewDrawer returns an empty drawer holding up to capacity cents, refilled
+// newDrawer returns an empty drawer holding up to capacity cents, refilled
 // when it falls below low. Disabled, it never holds cash (every payout goes to
 // the vault) but still remembers payouts.
-func NewDrawer(enabled bool, capacity, low int64) *Drawer {
-	return &Drawer{enabled: enabled, capacity: capacity, low: min(low, capacity), paid: newMemory()}
+func newDrawer(enabled bool, capacity, low int64) *drawer {
+	return &drawer{enabled: enabled, capacity: capacity, low: min(low, capacity), paid: newMemory()}
 }
 
 // Enabled says whether the drawer serves cash.
-func (d *Drawer) Enabled() bool { return d.enabled }
+func (d *drawer) Enabled() bool { return d.enabled }
 
 // Reserve sets amount aside for a transaction if the drawer holds it.
-func (d *Drawer) Reserve(amount int64) bool {
+func (d *drawer) Reserve(amount int64) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.enabled || d.cash-d.reserved < amount {
@@ -55,14 +55,14 @@ func (d *Drawer) Reserve(amount int64) bool {
 }
 
 // Release returns a reservation unpaid.
-func (d *Drawer) Release(amount int64) {
+func (d *drawer) Release(amount int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.reserved -= amount
 }
 
 // PaidBy says whether the bank paid key, and from where.
-func (d *Drawer) PaidBy(key string) (source string, ok bool) {
+func (d *drawer) PaidBy(key string) (source string, ok bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r, ok := d.paid.get(key)
@@ -72,7 +72,7 @@ func (d *Drawer) PaidBy(key string) (source string, ok bool) {
 // Pay records that key was paid amount from source: from the drawer it takes
 // a reservation made with Reserve. A key already paid is not paid again: it
 // returns false (and releases a drawer reservation).
-func (d *Drawer) Pay(key string, amount int64, source string) bool {
+func (d *drawer) Pay(key string, amount int64, source string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if source == sourceDrawer {
@@ -91,7 +91,7 @@ func (d *Drawer) Pay(key string, amount int64, source string) bool {
 
 // RefillAmount is what to take from the vault now: enough to fill the
 // drawer when it holds less than its low mark, else 0.
-func (d *Drawer) RefillAmount() int64 {
+func (d *drawer) RefillAmount() int64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.enabled || d.cash >= d.low {
@@ -101,7 +101,7 @@ func (d *Drawer) RefillAmount() int64 {
 }
 
 // Refill adds cash taken from the vault.
-func (d *Drawer) Refill(amount int64) {
+func (d *drawer) Refill(amount int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.cash += amount
@@ -109,8 +109,8 @@ func (d *Drawer) Refill(amount int64) {
 }
 
 // State returns a snapshot.
-func (d *Drawer) State() DrawerState {
+func (d *drawer) State() drawerState {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return DrawerState{Cash: d.cash, Reserved: d.reserved, PaidOut: d.paidOut, Refilled: d.refilled}
+	return drawerState{Cash: d.cash, Reserved: d.reserved, PaidOut: d.paidOut, Refilled: d.refilled}
 }

@@ -3,7 +3,7 @@ package bankservice
 import "testing"
 
 func TestDrawer(t *testing.T) {
-	d := NewDrawer(true, 1000, 400)
+	d := newDrawer(true, 1000, 400)
 	if got := d.RefillAmount(); got != 1000 {
 		t.Fatalf("empty drawer refill = %d, want 1000", got)
 	}
@@ -26,7 +26,7 @@ func TestDrawer(t *testing.T) {
 		}
 	}
 	st := d.State()
-	if st != (DrawerState{Cash: 300, Reserved: 0, PaidOut: 750, Refilled: 1000}) {
+	if st != (drawerState{Cash: 300, Reserved: 0, PaidOut: 750, Refilled: 1000}) {
 		t.Errorf("state = %+v, want cash 300, nothing reserved, 750 paid out, 1000 refilled", st)
 	}
 	if src, ok := d.PaidBy("k2"); !ok || src != sourceVault {
@@ -35,14 +35,14 @@ func TestDrawer(t *testing.T) {
 	if got := d.RefillAmount(); got != 700 {
 		t.Errorf("refill below the low mark = %d, want 700 (to capacity)", got)
 	}
-	off := NewDrawer(false, 1000, 400)
+	off := newDrawer(false, 1000, 400)
 	if off.Reserve(1) || off.RefillAmount() != 0 {
 		t.Error("a disabled drawer reserved cash or asked for a refill")
 	}
 }
 
 func TestVoids(t *testing.T) {
-	l := NewLedger(1, 1000)
+	l := newLedger(1, 1000)
 	l.Debit("acct-0", 100, "cash:a")
 	tests := []struct {
 		name         string
@@ -59,7 +59,7 @@ func TestVoids(t *testing.T) {
 			t.Errorf("%s: returned %v status %d total %d; want %v 200 %d", tt.name, ret, out.status, l.Total().Total, tt.wantReturned, tt.wantTotal)
 		}
 	}
-	if out := l.Debit("acct-0", 100, "cash:b"); out.status != 409 || out.reason != ReasonReversed {
+	if out := l.Debit("acct-0", 100, "cash:b"); out.status != 409 || out.reason != reasonReversed {
 		t.Errorf("late debit with a voided key: %d %s, want 409 reversed", out.status, out.reason)
 	}
 	if got := l.Total().NetDebits["cash"]; got != 0 {
@@ -69,7 +69,7 @@ func TestVoids(t *testing.T) {
 		t.Errorf("void with another amount: %d, want 422 mismatch", out.status)
 	}
 
-	v := NewVault(1000)
+	v := newVault(1000)
 	v.Withdraw(300, "w1")
 	if ret, _ := v.Void(300, "w1"); !ret || v.Total().Cash != 1000 || v.Total().Withdrawn != 0 {
 		t.Errorf("void of a paid withdrawal: returned %v, %+v; want the cash back", ret, v.Total())
@@ -84,7 +84,7 @@ func TestVoids(t *testing.T) {
 }
 
 func TestLedgerHistorySeeded(t *testing.T) {
-	l := NewLedgerWithHistory(2, 1000, 25)
+	l := newLedgerWithHistory(2, 1000, 25)
 	entries, more, ok := l.Page("acct-1", 2)
 	if !ok || more || len(entries) != 5 {
 		t.Fatalf("page 2 of 25 opening entries: %d entries, more %v; want 5, false", len(entries), more)

@@ -8,22 +8,15 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 // errBulkhead says a bulkhead was full.
-type errBulkhead struct{ b *platform.Bulkhead }
+type errBulkhead struct{ b *server.Bulkhead }
 
 func (e errBulkhead) Error() string {
 	return fmt.Sprintf("%s bulkhead full (%d concurrent calls)", e.b.Name(), e.b.Limit())
-}
-
-// statusOf is the status a dependency answered, or 0.
-func statusOf(err error) int {
-	var de *platform.DepError
-	if errors.As(err, &de) {
-		return de.Status
-	}
-	return 0
 }
 
 // failureAnswer is the status and reason the bank answers for a failed call.
@@ -43,37 +36,37 @@ func classify(err error) failureAnswer {
 		return failureAnswer{http.StatusServiceUnavailable, platform.ReasonBulkhead}
 	}
 	if errors.Is(err, errPending) {
-		return failureAnswer{http.StatusConflict, ReasonReversed}
+		return failureAnswer{http.StatusConflict, reasonReversed}
 	}
-	var de *platform.DepError
+	var de *client.DepError
 	if !errors.As(err, &de) {
 		return failureAnswer{http.StatusInternalServerError, "internal"}
 	}
 	switch de.Kind {
-	case platform.KindTimeout:
+	case client.KindTimeout:
 		return failureAnswer{http.StatusGatewayTimeout, platform.ReasonDependencyTimeout}
-	case platform.KindDeadline:
+	case client.KindDeadline:
 		return failureAnswer{http.StatusGatewayTimeout, platform.ReasonDeadline}
-	case platform.KindBreaker:
+	case client.KindBreaker:
 		return failureAnswer{http.StatusServiceUnavailable, platform.ReasonBreaker}
-	case platform.KindStatus:
+	case client.KindStatus:
 		if de.Backpressure {
 			return failureAnswer{http.StatusServiceUnavailable, platform.ReasonBackpressure}
 		}
 		if de.Status >= 400 && de.Status < 500 && de.Body.Reason != "" {
 			return failureAnswer{de.Status, de.Body.Reason}
 		}
-	case platform.KindCanceled:
+	case client.KindCanceled:
 		return failureAnswer{499, "canceled"} // the caller is gone; nobody reads this
 	}
 	return failureAnswer{http.StatusBadGateway, platform.ReasonDependencyError}
 }
 
 // fail writes the answer for err.
-func (b *Bank) fail(w http.ResponseWriter, err error) {
+func (b *bank) fail(w http.ResponseWriter, err error) {
 	a := classify(err)
 	msg := err.Error()
-	var de *platform.DepError
+	var de *client.DepError
 	if errors.As(err, &de) {
 		if a.Status < 500 && de.Body.Error != "" && err == error(de) {
 			msg = de.Dep + ": " + de.Body.Error // a business refusal: the dependency's own words

@@ -17,10 +17,10 @@ func TestSlowVaultFullScale(t *testing.T) {
 	if os.Getenv("CHAOSRUN_FULL_AB") != "1" {
 		t.Skip("set CHAOSRUN_FULL_AB=1 to run the full-scale slow-vault A/B (~40 s)")
 	}
-	ledger := serve(t, (&LedgerAPI{Ledger: NewLedger(1000, SeedBalance), ServiceTime: time.Millisecond}).Register, 64, time.Second)
+	ledger := serve(t, (&ledgerAPI{Ledger: newLedger(1000, seedBalance), ServiceTime: time.Millisecond}).Register, 64, time.Second)
 	var delay atomic.Int64
 	mux := http.NewServeMux()
-	(&VaultAPI{Vault: NewVault(1e12), ServiceTime: time.Millisecond}).Register(mux)
+	(&vaultAPI{Vault: newVault(1e12), ServiceTime: time.Millisecond}).Register(mux)
 	vault := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(time.Duration(delay.Load())):

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 // fuzzRoutes are the bank's and ledger's request paths the fuzzer mixes
@@ -34,19 +36,19 @@ func FuzzRequests(f *testing.F) {
 		f.Add(uint8(i), []byte(`{"amount":1e309,"account":"acct-999999"}`), "page=99999999999999999999", "-5")
 		f.Add(uint8(i), []byte(`[]`), "account=%zz", "")
 	}
-	l, v := NewLedger(50, 1_000_000), NewVault(1_000_000_000)
+	l, v := newLedger(50, 1_000_000), newVault(1_000_000_000)
 	lmux, vmux := http.NewServeMux(), http.NewServeMux()
-	(&LedgerAPI{Ledger: l}).Register(lmux)
-	(&VaultAPI{Vault: v}).Register(vmux)
+	(&ledgerAPI{Ledger: l}).Register(lmux)
+	(&vaultAPI{Vault: v}).Register(vmux)
 	lts, vts := httptest.NewServer(lmux), httptest.NewServer(vmux)
 	f.Cleanup(lts.Close)
 	f.Cleanup(vts.Close)
-	lc, _ := platform.NewClient("ledger", []string{strings.TrimPrefix(lts.URL, "http://")}, 2*time.Second)
-	vc, _ := platform.NewClient("vault", []string{strings.TrimPrefix(vts.URL, "http://")}, 2*time.Second)
+	lc, _ := client.New("ledger", []string{strings.TrimPrefix(lts.URL, "http://")}, 2*time.Second)
+	vc, _ := client.New("vault", []string{strings.TrimPrefix(vts.URL, "http://")}, 2*time.Second)
 	f.Cleanup(lc.Close)
 	f.Cleanup(vc.Close)
 	bank := http.NewServeMux()
-	NewBank(DefaultBankConfig(), lc, vc, platform.NewMetrics(), nil).Register(bank)
+	newBank(defaultBankConfig(), lc, vc, server.NewMetrics(), nil).Register(bank)
 	handlers := map[string]http.Handler{"/transact": bank, "/transactions": bank, "/ledger": lmux, "/vault": vmux}
 
 	f.Fuzz(func(t *testing.T, route uint8, body []byte, query, deadline string) {

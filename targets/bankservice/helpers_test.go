@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 type mainFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) error
@@ -43,9 +44,9 @@ func runMain(t *testing.T, main mainFunc, args ...string) (string, func() (error
 	select {
 	case line := <-lines:
 		var ok bool
-		if base, ok = platform.ParseReadyLine(line); !ok {
+		if base, ok = server.ParseReadyLine(line); !ok {
 			cancel()
-			t.Fatalf("ready line %q, want %q prefix (Main: %v)", line, platform.ReadyPrefix, <-done)
+			t.Fatalf("ready line %q, want %q prefix (Main: %v)", line, server.ReadyPrefix, <-done)
 		}
 	case <-time.After(5 * time.Second):
 		cancel()
@@ -72,15 +73,15 @@ func runMain(t *testing.T, main mainFunc, args ...string) (string, func() (error
 }
 
 // serve runs a platform server's routes on an httptest server.
-func serve(t *testing.T, register func(Router), workers int, queueTimeout time.Duration) *httptest.Server {
+func serve(t *testing.T, register func(router), workers int, queueTimeout time.Duration) *httptest.Server {
 	t.Helper()
 	return serveWith(t, nil, register, workers, queueTimeout)
 }
 
 // serveWith is serve with the server's metrics given (nil: fresh ones).
-func serveWith(t *testing.T, m *platform.Metrics, register func(Router), workers int, queueTimeout time.Duration) *httptest.Server {
+func serveWith(t *testing.T, m *server.Metrics, register func(router), workers int, queueTimeout time.Duration) *httptest.Server {
 	t.Helper()
-	srv := platform.NewServer("test", platform.ServerConfig{Workers: workers, QueueTimeout: queueTimeout}, m, nil)
+	srv := server.New("test", server.Config{Workers: workers, QueueTimeout: queueTimeout}, m, nil)
 	register(srv)
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)

@@ -2,9 +2,12 @@ package bankservice
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,7 +19,7 @@ import (
 func slowVault(t *testing.T, d time.Duration) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
-	(&VaultAPI{Vault: NewVault(1e12), ServiceTime: time.Millisecond}).Register(mux)
+	(&vaultAPI{Vault: newVault(1e12), ServiceTime: time.Millisecond}).Register(mux)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(d):
@@ -63,7 +66,7 @@ func openLoad(t *testing.T, base string, cashRate, checkRate int, checkDelay, du
 	var seq int
 	send := func(api string) {
 		seq++
-		tx := Transaction{Account: AccountName(seq % 1000), Amount: 1, IdempotencyKey: fmt.Sprintf("%s-%d", api, seq)}
+		tx := transaction{Account: accountName(seq % 1000), Amount: 1, IdempotencyKey: fmt.Sprintf("%s-%d", api, seq)}
 		wg.Go(func() {
 			a := post(t, base+"/transact/"+api, tx)
 			outcome := fmt.Sprint(a.status)
@@ -105,19 +108,22 @@ loop:
 // the vault answers after 1 s; cash arrives at 40/s, so 40 cash calls would be in
 // flight, more than the bank's 16 workers. With bulkheads on, cash beyond 4 fails
 // fast and TransactCheck is untouched; with them off, cash holds every worker and
-// TransactCheck times out in the queue.
+// TransactCheck times out in the queue. A vault bulkhead in shadow mode behaves
+// as if off, and reports the cash calls it would have refused.
 func TestSlowVaultIsolation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing test; skipped with -short")
 	}
-	ledger := serve(t, (&LedgerAPI{Ledger: NewLedger(1000, SeedBalance), ServiceTime: time.Millisecond}).Register, 64, time.Second)
+	ledger := serve(t, (&ledgerAPI{Ledger: newLedger(1000, seedBalance), ServiceTime: time.Millisecond}).Register, 64, time.Second)
 	vault := slowVault(t, time.Second)
-	for _, bulkheads := range []string{"on", "off"} {
+	for _, bulkheads := range []string{"on", "off", "shadow"} {
 		t.Run("bulkheads "+bulkheads, func(t *testing.T) {
+			mode := map[string]string{"on": "hard", "off": "hard", "shadow": "shadow"}[bulkheads]
 			base, stop := runMain(t, BankMain, "--listen", "127.0.0.1:0",
 				"--dep", "ledger="+hostPort(ledger), "--dep", "vault="+hostPort(vault),
 				"--workers", "16", "--queue-timeout", "300ms", "--vault-limit", "4", "--ledger-limit", "32",
-				"--bulkheads", bulkheads, "--queue", "fifo", // the bulkhead A/B alone, without CoDel
+				"--bulkheads", map[string]string{"on": "on", "off": "off", "shadow": "on"}[bulkheads], "--vault-bulkhead", mode,
+				"--queue", "fifo", // the bulkhead A/B alone, without CoDel
 				"--drawer", "off", "--retry-mode", "off", "--breaker", "off") // every cash call reaches the vault
 			defer stop()
 			cash, check := openLoad(t, base, 40, 50, time.Second, 3*time.Second)
@@ -140,12 +146,42 @@ func TestSlowVaultIsolation(t *testing.T) {
 				}
 				return
 			}
+			if bulkheads == "shadow" {
+				would := shadowRejections(t, base, "vault")
+				if would < float64(cash.total())/10 {
+					t.Errorf("shadow: %v would-be rejections reported of %d cash calls, want many", would, cash.total())
+				}
+			}
 			if queueTimeouts < check.total()/2 {
-				t.Errorf("bulkheads off: %d of %d checks got 503 queue-timeout, want at least half", queueTimeouts, check.total())
+				t.Errorf("bulkheads %s: %d of %d checks got 503 queue-timeout, want at least half", bulkheads, queueTimeouts, check.total())
 			}
 			if rej := cash.byOutcome["503 "+platform.ReasonBulkhead]; rej != 0 {
-				t.Errorf("bulkheads off: %d cash calls hit a bulkhead, want 0", rej)
+				t.Errorf("bulkheads %s: %d cash calls hit a bulkhead, want 0", bulkheads, rej)
 			}
 		})
 	}
+}
+
+// shadowRejections reads what the bank at base reports its bulkhead name in
+// shadow mode would have refused for being full.
+func shadowRejections(t *testing.T, base, name string) float64 {
+	t.Helper()
+	resp, err := testClient.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	series := `platform_shadow_rejections_total{limit="bulkhead",name="` + name + `",reason="full"} `
+	for line := range strings.Lines(string(b)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), series); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%s%s: %v", series, v, err)
+			}
+			return f
+		}
+	}
+	t.Fatalf("no series %s in /metrics", series)
+	return 0
 }

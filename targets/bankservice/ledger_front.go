@@ -11,22 +11,22 @@ import (
 	"github.com/chaosrun/chaosrun/targets/platform"
 )
 
-// LedgerFront is a stateless ledger replica: it serves the ledger routes by
+// ledgerFront is a stateless ledger replica: it serves the ledger routes by
 // forwarding them to one primary ledger. Replicas of a ledger service thus
 // share one set of accounts, so money is conserved whichever replica a
 // caller's load balancer picks, and a retry on another replica replays the
 // same idempotency key against the same state. (Partitioning accounts by
 // replica would make every replica a single point of failure for its
 // accounts, and independent copies would each pay.)
-type LedgerFront struct {
+type ledgerFront struct {
 	proxy       *httputil.ReverseProxy
 	serviceTime time.Duration
 }
 
-// NewLedgerFront returns a front of the primary ledger at addr (host:port);
+// newLedgerFront returns a front of the primary ledger at addr (host:port);
 // each forwarded call waits at most timeout for the primary's answer and
 // first simulates serviceTime of work at the front.
-func NewLedgerFront(addr string, timeout, serviceTime time.Duration) *LedgerFront {
+func newLedgerFront(addr string, timeout, serviceTime time.Duration) *ledgerFront {
 	target := &url.URL{Scheme: "http", Host: addr}
 	p := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -46,11 +46,11 @@ func NewLedgerFront(addr string, timeout, serviceTime time.Duration) *LedgerFron
 				fmt.Sprintf("ledger front: %s %s at primary %s: %v", r.Method, r.URL.Path, addr, err))
 		},
 	}
-	return &LedgerFront{proxy: p, serviceTime: serviceTime}
+	return &ledgerFront{proxy: p, serviceTime: serviceTime}
 }
 
 // Register adds the ledger routes, all forwarded to the primary.
-func (f *LedgerFront) Register(r Router) {
+func (f *ledgerFront) Register(r router) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		work(r.Context(), f.serviceTime)
 		f.proxy.ServeHTTP(w, r)

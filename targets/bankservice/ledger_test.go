@@ -9,20 +9,20 @@ import (
 func TestLedgerApply(t *testing.T) {
 	tests := []struct {
 		name       string
-		op         func(l *Ledger) outcome
+		op         func(l *ledgerBook) outcome
 		wantStatus int
 		wantReason string
 		wantBal    int64
 	}{
-		{"debit", func(l *Ledger) outcome { return l.Debit("acct-0", 300, "") }, 200, "", 700},
-		{"debit all", func(l *Ledger) outcome { return l.Debit("acct-0", 1000, "") }, 200, "", 0},
-		{"debit too much", func(l *Ledger) outcome { return l.Debit("acct-0", 1001, "") }, 409, ReasonInsufficientFunds, 1000},
-		{"credit", func(l *Ledger) outcome { return l.Credit("acct-1", 5, "") }, 200, "", 1005},
-		{"unknown account", func(l *Ledger) outcome { return l.Debit("acct-9", 1, "") }, 404, ReasonUnknownAccount, 0},
+		{"debit", func(l *ledgerBook) outcome { return l.Debit("acct-0", 300, "") }, 200, "", 700},
+		{"debit all", func(l *ledgerBook) outcome { return l.Debit("acct-0", 1000, "") }, 200, "", 0},
+		{"debit too much", func(l *ledgerBook) outcome { return l.Debit("acct-0", 1001, "") }, 409, reasonInsufficientFunds, 1000},
+		{"credit", func(l *ledgerBook) outcome { return l.Credit("acct-1", 5, "") }, 200, "", 1005},
+		{"unknown account", func(l *ledgerBook) outcome { return l.Debit("acct-9", 1, "") }, 404, reasonUnknownAccount, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := NewLedger(2, 1000)
+			l := newLedger(2, 1000)
 			out := tt.op(l)
 			if out.status != tt.wantStatus || out.reason != tt.wantReason || out.balance != tt.wantBal {
 				t.Errorf("outcome = %+v, want status %d reason %q balance %d", out, tt.wantStatus, tt.wantReason, tt.wantBal)
@@ -32,7 +32,7 @@ func TestLedgerApply(t *testing.T) {
 }
 
 func TestLedgerIdempotency(t *testing.T) {
-	l := NewLedger(1, 1000)
+	l := newLedger(1, 1000)
 	first := l.Debit("acct-0", 100, "k1")
 	again := l.Debit("acct-0", 100, "k1")
 	if !again.replayed || first.replayed {
@@ -45,14 +45,14 @@ func TestLedgerIdempotency(t *testing.T) {
 	if got := l.Total().Total; got != 900 {
 		t.Errorf("total after a replayed debit = %d, want 900 (applied once)", got)
 	}
-	if out := l.Debit("acct-0", 200, "k1"); out.status != http.StatusUnprocessableEntity || out.reason != ReasonIdempotencyMismatch {
+	if out := l.Debit("acct-0", 200, "k1"); out.status != http.StatusUnprocessableEntity || out.reason != reasonIdempotencyMismatch {
 		t.Errorf("reused key for another amount: %+v, want 422 idempotency-mismatch", out)
 	}
 	// A credit with a debit's key is its refund: the debit, replayed, is refused.
 	if out := l.Credit("acct-0", 100, "k1"); out.status != 200 || out.balance != 1000 {
 		t.Errorf("credit with the debit's key: %+v, want 200 balance 1000", out)
 	}
-	if out := l.Debit("acct-0", 100, "k1"); out.status != http.StatusConflict || out.reason != ReasonReversed {
+	if out := l.Debit("acct-0", 100, "k1"); out.status != http.StatusConflict || out.reason != reasonReversed {
 		t.Errorf("replay of a refunded debit: %+v, want 409 reversed", out)
 	}
 	if got := l.Total().Total; got != 1000 {
@@ -73,7 +73,7 @@ func TestLedgerIdempotency(t *testing.T) {
 }
 
 func TestLedgerPages(t *testing.T) {
-	l := NewLedger(1, 1_000_000)
+	l := newLedger(1, 1_000_000)
 	for i := 1; i <= 25; i++ {
 		l.Debit("acct-0", int64(i), "")
 	}
@@ -104,19 +104,19 @@ func TestLedgerPages(t *testing.T) {
 }
 
 func TestLedgerHTTP(t *testing.T) {
-	ts := serve(t, (&LedgerAPI{Ledger: NewLedger(3, 1000)}).Register, 8, 0)
+	ts := serve(t, (&ledgerAPI{Ledger: newLedger(3, 1000)}).Register, 8, 0)
 	u := ts.URL
 
-	first := post(t, u+"/ledger/debit", LedgerOp{"acct-1", 400, "key-a"})
-	replay := post(t, u+"/ledger/debit", LedgerOp{"acct-1", 400, "key-a"})
-	fb, rb := decode[BalanceAnswer](t, first), decode[BalanceAnswer](t, replay)
+	first := post(t, u+"/ledger/debit", ledgerOp{"acct-1", 400, "key-a"})
+	replay := post(t, u+"/ledger/debit", ledgerOp{"acct-1", 400, "key-a"})
+	fb, rb := decode[balanceAnswer](t, first), decode[balanceAnswer](t, replay)
 	if first.status != 200 || replay.status != 200 || fb.Balance != 600 || rb.Balance != 600 || fb.Replayed || !rb.Replayed {
 		t.Fatalf("debit + replay: %d %s / %d %s; want the same 200 balance 600, the second marked replayed", first.status, first.body, replay.status, replay.body)
 	}
-	if got := decode[LedgerTotal](t, getURL(t, u+"/ledger/total")); got.Total != 2600 || got.Accounts != 3 {
+	if got := decode[ledgerTotal](t, getURL(t, u+"/ledger/total")); got.Total != 2600 || got.Accounts != 3 {
 		t.Errorf("total = %+v, want 2600 over 3 accounts (replay applied once)", got)
 	}
-	pg := decode[Page](t, getURL(t, u+"/ledger/transactions?account=acct-1&page=0"))
+	pg := decode[ledgerPage](t, getURL(t, u+"/ledger/transactions?account=acct-1&page=0"))
 	if len(pg.Entries) != 1 || pg.Entries[0].Balance != 600 || pg.More {
 		t.Errorf("page = %+v, want one entry with balance 600", pg)
 	}
@@ -128,13 +128,13 @@ func TestLedgerHTTP(t *testing.T) {
 		wantReason string
 		wantInErr  string
 	}{
-		{"insufficient", post(t, u+"/ledger/debit", LedgerOp{"acct-0", 5000, ""}), 409, ReasonInsufficientFunds, "acct-0 has 1000 cents"},
-		{"unknown account", post(t, u+"/ledger/credit", LedgerOp{"acct-7", 1, ""}), 404, ReasonUnknownAccount, `"acct-7"`},
-		{"missing account", post(t, u+"/ledger/debit", map[string]any{"amount": 1}), 400, ReasonBadRequest, `"account"`},
-		{"zero amount", post(t, u+"/ledger/debit", map[string]any{"account": "acct-0"}), 400, ReasonBadRequest, `"amount"`},
-		{"unknown field", post(t, u+"/ledger/debit", map[string]any{"acount": "acct-0"}), 400, ReasonBadRequest, `unknown field "acount"`},
-		{"bad page", getURL(t, u+"/ledger/transactions?account=acct-0&page=-1"), 400, ReasonBadRequest, `"page"`},
-		{"page unknown account", getURL(t, u+"/ledger/transactions?account=zz"), 404, ReasonUnknownAccount, `"zz"`},
+		{"insufficient", post(t, u+"/ledger/debit", ledgerOp{"acct-0", 5000, ""}), 409, reasonInsufficientFunds, "acct-0 has 1000 cents"},
+		{"unknown account", post(t, u+"/ledger/credit", ledgerOp{"acct-7", 1, ""}), 404, reasonUnknownAccount, `"acct-7"`},
+		{"missing account", post(t, u+"/ledger/debit", map[string]any{"amount": 1}), 400, reasonBadRequest, `"account"`},
+		{"zero amount", post(t, u+"/ledger/debit", map[string]any{"account": "acct-0"}), 400, reasonBadRequest, `"amount"`},
+		{"unknown field", post(t, u+"/ledger/debit", map[string]any{"acount": "acct-0"}), 400, reasonBadRequest, `unknown field "acount"`},
+		{"bad page", getURL(t, u+"/ledger/transactions?account=acct-0&page=-1"), 400, reasonBadRequest, `"page"`},
+		{"page unknown account", getURL(t, u+"/ledger/transactions?account=zz"), 404, reasonUnknownAccount, `"zz"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

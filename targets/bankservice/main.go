@@ -9,11 +9,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
-// SeedBalance is each seeded account's balance in cents.
-const SeedBalance = 1_000_000
+// seedBalance is each seeded account's balance in cents.
+const seedBalance = 1_000_000
 
 // LedgerMain runs the ledger ("chaosrun serve ledger") until ctx ends.
 // Flags: the platform's plus --accounts N, --history N, --service-time D and
@@ -22,7 +23,7 @@ const SeedBalance = 1_000_000
 // state and forwards every ledger call there, so that replicas share one set
 // of accounts (see LedgerFront).
 func LedgerMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := platform.DefaultConfig()
+	cfg := server.DefaultFlags()
 	accounts, history, serviceTime, pageTime := 1000, 0, time.Millisecond, time.Duration(0)
 	fs := flag.NewFlagSet("chaosrun serve ledger", flag.ContinueOnError)
 	cfg.Register(fs)
@@ -30,7 +31,7 @@ func LedgerMain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.IntVar(&history, "history", history, "history entries each account starts with (its opening balance in parts; at most 1000)")
 	fs.DurationVar(&serviceTime, "service-time", serviceTime, "simulated work per call")
 	fs.DurationVar(&pageTime, "page-time", pageTime, "simulated work per page read of GET /ledger/transactions (0: --service-time)")
-	if err := platform.ParseFlags(fs, args, stderr); err != nil {
+	if err := server.ParseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	var primary string
@@ -54,12 +55,12 @@ func LedgerMain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("%s: --history %d: must be 0..%d", fs.Name(), history, maxEntries)
 	}
 	log := newLogger(stderr, "ledger")
-	srv := platform.NewServer("ledger", cfg.ServerConfig(), platform.NewMetrics(), log)
+	srv := server.New("ledger", cfg.Config(), server.NewMetrics(), log)
 	if primary != "" {
-		NewLedgerFront(cfg.Deps[primary][0], cfg.DepTimeout, serviceTime).Register(srv)
+		newLedgerFront(cfg.Deps[primary][0], cfg.DepTimeout, serviceTime).Register(srv)
 		log.Info("ledger front", "primary", cfg.Deps[primary][0])
 	} else {
-		(&LedgerAPI{Ledger: NewLedgerWithHistory(accounts, SeedBalance, history), ServiceTime: serviceTime, PageTime: pageTime}).Register(srv)
+		(&ledgerAPI{Ledger: newLedgerWithHistory(accounts, seedBalance, history), ServiceTime: serviceTime, PageTime: pageTime}).Register(srv)
 	}
 	return srv.Run(ctx, stdout)
 }
@@ -67,13 +68,13 @@ func LedgerMain(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // VaultMain runs the vault ("chaosrun serve vault") until ctx ends.
 // Flags: the platform's plus --cash CENTS and --service-time D.
 func VaultMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := platform.DefaultConfig()
+	cfg := server.DefaultFlags()
 	cash, serviceTime := int64(1_000_000_000_000), time.Millisecond
 	fs := flag.NewFlagSet("chaosrun serve vault", flag.ContinueOnError)
 	cfg.Register(fs)
 	fs.Int64Var(&cash, "cash", cash, "initial cash in cents")
 	fs.DurationVar(&serviceTime, "service-time", serviceTime, "simulated work per call")
-	if err := platform.ParseFlags(fs, args, stderr); err != nil {
+	if err := server.ParseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -83,32 +84,35 @@ func VaultMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("%s: --cash %d: must not be negative", fs.Name(), cash)
 	}
 	log := newLogger(stderr, "vault")
-	srv := platform.NewServer("vault", cfg.ServerConfig(), platform.NewMetrics(), log)
-	(&VaultAPI{Vault: NewVault(cash), ServiceTime: serviceTime}).Register(srv)
+	srv := server.New("vault", cfg.Config(), server.NewMetrics(), log)
+	(&vaultAPI{Vault: newVault(cash), ServiceTime: serviceTime}).Register(srv)
 	return srv.Run(ctx, stdout)
 }
 
 // BankMain runs the bank ("chaosrun serve bankservice") until ctx ends. It needs
 // --dep ledger=ADDR[,ADDR…] and --dep vault=ADDR. Flags: the platform's server
 // and smart-client flags plus --bulkheads on|off, --ledger-limit N,
-// --vault-limit N, --list-bulkhead hard|observe|off, --list-limit N,
+// --vault-limit N, --ledger-bulkhead and --vault-bulkhead hard|shadow|off,
+// --list-bulkhead hard|shadow|off, --list-limit N,
 // --drawer on|off, --drawer-capacity CENTS and --drawer-low CENTS.
 func BankMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := platform.DefaultConfig()
-	cc := platform.DefaultClientConfig()
-	bc := DefaultBankConfig()
+	cfg := server.DefaultFlags()
+	cc := client.DefaultConfig()
+	bc := defaultBankConfig()
 	fs := flag.NewFlagSet("chaosrun serve bankservice", flag.ContinueOnError)
 	cfg.Register(fs)
 	cc.Register(fs)
 	fs.Var((*onOff)(&bc.Bulkheads), "bulkheads", "per-dependency bulkheads: on or off")
 	fs.IntVar(&bc.LedgerLimit, "ledger-limit", bc.LedgerLimit, "concurrent calls to the ledger (bulkhead)")
 	fs.IntVar(&bc.VaultLimit, "vault-limit", bc.VaultLimit, "concurrent calls to the vault (bulkhead)")
-	fs.Var(bulkheadModeFlag{&bc.ListMode}, "list-bulkhead", "ListTransactions API bulkhead: hard, observe (count only) or off")
+	fs.Var(bulkheadModeFlag{&bc.LedgerMode}, "ledger-bulkhead", "the ledger bulkhead: hard, shadow (count what it would reject, reject nothing) or off")
+	fs.Var(bulkheadModeFlag{&bc.VaultMode}, "vault-bulkhead", "the vault bulkhead: hard, shadow (count what it would reject, reject nothing) or off")
+	fs.Var(bulkheadModeFlag{&bc.ListMode}, "list-bulkhead", "ListTransactions API bulkhead: hard, shadow (count only) or off")
 	fs.IntVar(&bc.ListLimit, "list-limit", bc.ListLimit, "concurrent ListTransactions requests (API bulkhead)")
 	fs.Var((*onOff)(&bc.Drawer), "drawer", "cash drawer in front of the vault: on or off")
 	fs.Int64Var(&bc.DrawerCapacity, "drawer-capacity", bc.DrawerCapacity, "most cash the drawer holds, in cents")
 	fs.Int64Var(&bc.DrawerLow, "drawer-low", bc.DrawerLow, "drawer level in cents below which it is refilled from the vault")
-	if err := platform.ParseFlags(fs, args, stderr); err != nil {
+	if err := server.ParseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := cfg.Validate("ledger", "vault"); err != nil {
@@ -126,48 +130,48 @@ func BankMain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			fs.Name(), bc.DrawerCapacity, bc.DrawerLow)
 	}
 	bc.LedgerReplicas, bc.VaultAddrs = cfg.Deps["ledger"], cfg.Deps["vault"]
-	m := platform.NewMetrics()
-	opts := []platform.ClientOption{platform.WithConfig(cc), platform.WithRegisterer(m.Registry()), platform.WithCaller("bankservice")}
-	ledger, err := platform.NewClient("ledger", cfg.Deps["ledger"], cfg.DepTimeout, opts...)
+	m := server.NewMetrics()
+	opts := []client.Option{client.WithConfig(cc), client.WithRegisterer(m.Registry()), client.WithCaller("bankservice")}
+	ledger, err := client.New("ledger", cfg.Deps["ledger"], cfg.DepTimeout, opts...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
 	defer ledger.Close()
-	vault, err := platform.NewClient("vault", cfg.Deps["vault"], cfg.DepTimeout, opts...)
+	vault, err := client.New("vault", cfg.Deps["vault"], cfg.DepTimeout, opts...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
 	defer vault.Close()
 	log := newLogger(stderr, "bankservice")
-	srv := platform.NewServer("bankservice", cfg.ServerConfig(), m, log)
-	bank := NewBank(bc, ledger, vault, m, log)
-	bank.Register(srv)
+	srv := server.New("bankservice", cfg.Config(), m, log)
+	b := newBank(bc, ledger, vault, m, log)
+	b.Register(srv)
 	log.Info("bank configured", "bulkheads", bc.Bulkheads, "ledger_limit", bc.LedgerLimit,
-		"vault_limit", bc.VaultLimit, "list_bulkhead", bc.ListMode.String(), "list_limit", bc.ListLimit,
+		"vault_limit", bc.VaultLimit, "ledger_bulkhead", bc.LedgerMode.String(), "vault_bulkhead", bc.VaultMode.String(), "list_bulkhead", bc.ListMode.String(), "list_limit", bc.ListLimit,
 		"drawer", bc.Drawer, "drawer_capacity", bc.DrawerCapacity, "drawer_low", bc.DrawerLow,
 		"deps", cfg.Deps.String(), "dep_timeout", cfg.DepTimeout, "retry_mode", cc.RetryMode, "retries", cc.Retries,
 		"breaker", cc.Breaker, "outlier", cc.Outlier.Enabled, "balancer", cc.Balancer, "deadline_propagation", cc.PropagateDeadline)
 	rctx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() { bank.Run(rctx) })
+	wg.Go(func() { b.Run(rctx) })
 	err = srv.Run(ctx, stdout)
 	stop()
 	wg.Wait()
 	return err
 }
 
-// bulkheadModeFlag is a platform.BulkheadMode flag: hard, observe or off.
-type bulkheadModeFlag struct{ m *platform.BulkheadMode }
+// bulkheadModeFlag is a server.BulkheadMode flag: hard, shadow or off.
+type bulkheadModeFlag struct{ m *server.BulkheadMode }
 
 func (f bulkheadModeFlag) String() string {
 	if f.m == nil {
-		return platform.BulkheadHard.String()
+		return server.BulkheadHard.String()
 	}
 	return f.m.String()
 }
 
 func (f bulkheadModeFlag) Set(s string) error {
-	m, err := platform.ParseBulkheadMode(s)
+	m, err := server.ParseBulkheadMode(s)
 	if err != nil {
 		return err
 	}

@@ -22,13 +22,13 @@ func TestMainsServeAndStop(t *testing.T) {
 			t.Errorf("%s/metrics = %d, want 200 with platform_inflight", base, a.status)
 		}
 	}
-	if got := decode[LedgerTotal](t, getURL(t, ledgerURL+"/ledger/total")); got.Accounts != 5 || got.Total != 5*SeedBalance {
-		t.Errorf("ledger total = %+v, want 5 accounts of %d", got, SeedBalance)
+	if got := decode[ledgerTotal](t, getURL(t, ledgerURL+"/ledger/total")); got.Accounts != 5 || got.Total != 5*seedBalance {
+		t.Errorf("ledger total = %+v, want 5 accounts of %d", got, seedBalance)
 	}
-	if a := post(t, bankURL+"/transact/cash", Transaction{"acct-4", 200, "x"}); a.status != 200 {
+	if a := post(t, bankURL+"/transact/cash", transaction{"acct-4", 200, "x"}); a.status != 200 {
 		t.Errorf("cash through the processes: %d %s", a.status, a.body)
 	}
-	if got := decode[VaultTotal](t, getURL(t, vaultURL+"/vault/total")); got.Cash != 300 {
+	if got := decode[vaultTotal](t, getURL(t, vaultURL+"/vault/total")); got.Cash != 300 {
 		t.Errorf("vault cash = %d, want 300", got.Cash)
 	}
 	metrics := string(getURL(t, bankURL+"/metrics").body)
@@ -62,7 +62,7 @@ func TestMainsFlagErrors(t *testing.T) {
 		{"bad bulkheads", BankMain, []string{"--bulkheads", "maybe"}, []string{"want on or off", "--bulkheads"}},
 		{"ledger takes one dep", LedgerMain, []string{"--dep", "vault=127.0.0.1:1", "--dep", "p=127.0.0.1:2"}, []string{"at most one dependency, its primary"}},
 		{"bad history", LedgerMain, []string{"--history", "5000"}, []string{"--history 5000: must be 0..1000"}},
-		{"bad list bulkhead", BankMain, []string{"--list-bulkhead", "soft"}, []string{"want hard, observe or off", "--list-bulkhead"}},
+		{"bad list bulkhead", BankMain, []string{"--list-bulkhead", "soft"}, []string{"want hard, shadow or off", "--list-bulkhead"}},
 		{"bad retry mode", BankMain, []string{"--retry-mode", "eager"}, []string{"--retry-mode"}},
 		{"bad drawer", BankMain, []string{"--dep", "ledger=h:1", "--dep", "vault=h:2", "--drawer-low", "5", "--drawer-capacity", "1"}, []string{"--drawer-capacity 1, --drawer-low 5"}},
 		{"bad accounts", LedgerMain, []string{"--accounts", "0"}, []string{"--accounts 0"}},

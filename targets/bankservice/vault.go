@@ -9,8 +9,8 @@ import (
 	"github.com/chaosrun/chaosrun/targets/platform"
 )
 
-// Vault holds the bank's cash. Withdrawals are idempotent by key.
-type Vault struct {
+// cashVault holds the bank's cash. Withdrawals are idempotent by key.
+type cashVault struct {
 	mu        sync.Mutex
 	cash      int64
 	withdrawn int64
@@ -18,19 +18,19 @@ type Vault struct {
 	done      *memory
 }
 
-// NewVault returns a vault holding cash cents.
-func NewVault(cash int64) *Vault { return &Vault{cash: cash, initial: cash, done: newMemory()} }
+// newVault returns a vault holding cash cents.
+func newVault(cash int64) *cashVault { return &cashVault{cash: cash, initial: cash, done: newMemory()} }
 
 // Withdraw hands out amount once per key (a replayed key returns the first outcome;
 // a key reused for another amount is refused). An empty key is not deduplicated.
-func (v *Vault) Withdraw(amount int64, key string) outcome {
+func (v *cashVault) Withdraw(amount int64, key string) outcome {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	fp := fmt.Sprintf("withdraw %d", amount)
 	if key != "" {
 		if r, ok := v.done.get(key); ok {
 			if r.fingerprint != fp {
-				return outcome{status: http.StatusUnprocessableEntity, reason: ReasonIdempotencyMismatch,
+				return outcome{status: http.StatusUnprocessableEntity, reason: reasonIdempotencyMismatch,
 					msg: fmt.Sprintf("idempotency_key %q was used for %q, not %q", key, r.fingerprint, fp)}
 			}
 			out := r.out
@@ -40,7 +40,7 @@ func (v *Vault) Withdraw(amount int64, key string) outcome {
 	}
 	var out outcome
 	if v.cash < amount {
-		out = outcome{status: http.StatusConflict, reason: ReasonInsufficientCash, balance: v.cash,
+		out = outcome{status: http.StatusConflict, reason: reasonInsufficientCash, balance: v.cash,
 			msg: fmt.Sprintf("vault holds %d cents; withdrawal of %d refused", v.cash, amount)}
 	} else {
 		v.cash -= amount
@@ -58,15 +58,15 @@ func (v *Vault) Withdraw(amount int64, key string) outcome {
 // later (a delayed or retried request) is refused with 409 reversed. A void of
 // an already voided key does nothing. It is how the bank settles a withdrawal
 // whose outcome it does not know before it refunds the account.
-func (v *Vault) Void(amount int64, key string) (returned bool, out outcome) {
+func (v *cashVault) Void(amount int64, key string) (returned bool, out outcome) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	fp := fmt.Sprintf("withdraw %d", amount)
-	reversed := outcome{status: http.StatusConflict, reason: ReasonReversed,
+	reversed := outcome{status: http.StatusConflict, reason: reasonReversed,
 		msg: fmt.Sprintf("withdrawal with idempotency_key %q was voided; use a new key", key)}
 	if r, ok := v.done.get(key); ok {
 		if r.fingerprint != fp {
-			return false, outcome{status: http.StatusUnprocessableEntity, reason: ReasonIdempotencyMismatch,
+			return false, outcome{status: http.StatusUnprocessableEntity, reason: reasonIdempotencyMismatch,
 				msg: fmt.Sprintf("idempotency_key %q was used for %q, not %q", key, r.fingerprint, fp)}
 		}
 		if r.out.status == http.StatusOK {
@@ -84,21 +84,21 @@ func (v *Vault) Void(amount int64, key string) (returned bool, out outcome) {
 }
 
 // Total returns the cash left and the total withdrawn.
-func (v *Vault) Total() VaultTotal {
+func (v *cashVault) Total() vaultTotal {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return VaultTotal{Cash: v.cash, Withdrawn: v.withdrawn, Initial: v.initial}
+	return vaultTotal{Cash: v.cash, Withdrawn: v.withdrawn, Initial: v.initial}
 }
 
-// VaultAPI serves a Vault over HTTP, with simulated service time per call.
-type VaultAPI struct {
-	Vault       *Vault
+// vaultAPI serves a Vault over HTTP, with simulated service time per call.
+type vaultAPI struct {
+	Vault       *cashVault
 	ServiceTime time.Duration
 }
 
 // Register adds the vault routes: POST /vault/withdraw, POST /vault/void,
 // GET /vault/total.
-func (a *VaultAPI) Register(r Router) {
+func (a *vaultAPI) Register(r router) {
 	r.Handle("POST /vault/withdraw", http.HandlerFunc(a.withdraw))
 	r.Handle("POST /vault/void", http.HandlerFunc(a.void))
 	r.Handle("GET /vault/total", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -106,15 +106,15 @@ func (a *VaultAPI) Register(r Router) {
 	}))
 }
 
-func (a *VaultAPI) withdraw(w http.ResponseWriter, r *http.Request) {
-	var in Withdrawal
+func (a *vaultAPI) withdraw(w http.ResponseWriter, r *http.Request) {
+	var in withdrawal
 	if err := platform.DecodeJSON(w, r, &in); err != nil {
-		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest,
+		platform.WriteError(w, http.StatusBadRequest, reasonBadRequest,
 			fmt.Sprintf("POST /vault/withdraw: %v; fields: amount, idempotency_key", err))
 		return
 	}
 	if err := validate("", false, in.Amount); err != nil {
-		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest, err.Error())
+		platform.WriteError(w, http.StatusBadRequest, reasonBadRequest, err.Error())
 		return
 	}
 	work(r.Context(), a.ServiceTime)
@@ -124,22 +124,22 @@ func (a *VaultAPI) withdraw(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := a.Vault.Total()
-	platform.WriteJSON(w, http.StatusOK, VaultTotal{Cash: out.balance, Withdrawn: t.Withdrawn})
+	platform.WriteJSON(w, http.StatusOK, vaultTotal{Cash: out.balance, Withdrawn: t.Withdrawn})
 }
 
-func (a *VaultAPI) void(w http.ResponseWriter, r *http.Request) {
-	var in Void
+func (a *vaultAPI) void(w http.ResponseWriter, r *http.Request) {
+	var in void
 	if err := platform.DecodeJSON(w, r, &in); err != nil {
-		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest,
+		platform.WriteError(w, http.StatusBadRequest, reasonBadRequest,
 			fmt.Sprintf("POST /vault/void: %v; fields: amount, idempotency_key", err))
 		return
 	}
 	if err := validate("", false, in.Amount); err != nil {
-		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest, err.Error())
+		platform.WriteError(w, http.StatusBadRequest, reasonBadRequest, err.Error())
 		return
 	}
 	if in.IdempotencyKey == "" {
-		platform.WriteError(w, http.StatusBadRequest, ReasonBadRequest, `field "idempotency_key" is required: it names the withdrawal to void`)
+		platform.WriteError(w, http.StatusBadRequest, reasonBadRequest, `field "idempotency_key" is required: it names the withdrawal to void`)
 		return
 	}
 	work(r.Context(), a.ServiceTime)
@@ -148,5 +148,5 @@ func (a *VaultAPI) void(w http.ResponseWriter, r *http.Request) {
 		platform.WriteError(w, out.status, out.reason, out.msg)
 		return
 	}
-	platform.WriteJSON(w, http.StatusOK, VoidAnswer{Returned: returned, Cash: out.balance})
+	platform.WriteJSON(w, http.StatusOK, voidAnswer{Returned: returned, Cash: out.balance})
 }

@@ -22,10 +22,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
-// Front serves /item from the cache, computing what the cache lacks.
-type Front struct {
+// front serves /item from the cache, computing what the cache lacks.
+type front struct {
 	Cache *redis.Client
 	// Timeout bounds each cache call; 0 waits as long as the cache takes.
 	Timeout time.Duration
@@ -37,9 +38,9 @@ type Front struct {
 	lookups *prometheus.CounterVec
 }
 
-// NewClient is a Redis client for addr whose calls are bounded by timeout
+// newClient is a Redis client for addr whose calls are bounded by timeout
 // (0: unbounded, as a client without the protection).
-func NewClient(addr string, timeout time.Duration) *redis.Client {
+func newClient(addr string, timeout time.Duration) *redis.Client {
 	rt := timeout
 	if rt <= 0 {
 		rt = -1 // block as long as the cache takes
@@ -59,7 +60,7 @@ func NewClient(addr string, timeout time.Duration) *redis.Client {
 }
 
 // Register adds GET /item to srv and its counters to srv's registry.
-func (f *Front) Register(srv *platform.Server) {
+func (f *front) Register(srv *server.Server) {
 	f.lookups = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "cachefront_lookups_total",
 		Help: "Cache lookups by result: hit, miss (computed and stored), bypass (cache failed or too slow; computed).",
@@ -68,7 +69,7 @@ func (f *Front) Register(srv *platform.Server) {
 	srv.HandleFunc("GET /item", f.item)
 }
 
-func (f *Front) item(w http.ResponseWriter, r *http.Request) {
+func (f *front) item(w http.ResponseWriter, r *http.Request) {
 	key := r.URL.Query().Get("key")
 	if key == "" {
 		platform.WriteError(w, http.StatusBadRequest, "bad-request", "key is required")
@@ -99,7 +100,7 @@ func (f *Front) item(w http.ResponseWriter, r *http.Request) {
 	platform.WriteJSON(w, http.StatusOK, map[string]string{"key": key, "value": val, "cache": result})
 }
 
-func (f *Front) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+func (f *front) bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	if f.Timeout > 0 {
 		return context.WithTimeout(ctx, f.Timeout)
 	}
@@ -107,7 +108,7 @@ func (f *Front) bound(ctx context.Context) (context.Context, context.CancelFunc)
 }
 
 // compute is the value of key without the cache, after Compute of work.
-func (f *Front) compute(ctx context.Context, key string) string {
+func (f *front) compute(ctx context.Context, key string) string {
 	if f.Compute > 0 {
 		t := time.NewTimer(f.Compute)
 		select {
@@ -124,14 +125,14 @@ func (f *Front) compute(ctx context.Context, key string) string {
 // --dep cache=ADDR (a Redis server). Flags: the platform's plus
 // --cache-timeout D (0 = off), --compute D and --ttl D.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := platform.DefaultConfig()
-	f := &Front{Timeout: 50 * time.Millisecond, Compute: 5 * time.Millisecond, TTL: 10 * time.Minute}
+	cfg := server.DefaultFlags()
+	f := &front{Timeout: 50 * time.Millisecond, Compute: 5 * time.Millisecond, TTL: 10 * time.Minute}
 	fs := flag.NewFlagSet("chaosrun serve cachefront", flag.ContinueOnError)
 	cfg.Register(fs)
 	fs.DurationVar(&f.Timeout, "cache-timeout", f.Timeout, "bound of each cache call before bypassing the cache (0: wait as long as it takes)")
 	fs.DurationVar(&f.Compute, "compute", f.Compute, "work of computing a value without the cache")
 	fs.DurationVar(&f.TTL, "ttl", f.TTL, "lifetime of stored values")
-	if err := platform.ParseFlags(fs, args, stderr); err != nil {
+	if err := server.ParseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := cfg.Validate("cache"); err != nil {
@@ -144,10 +145,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(addrs) != 1 {
 		return fmt.Errorf("%s: --dep cache takes one address, got %d", fs.Name(), len(addrs))
 	}
-	f.Cache = NewClient(addrs[0], f.Timeout)
+	f.Cache = newClient(addrs[0], f.Timeout)
 	defer f.Cache.Close()
 	log := slog.New(slog.NewTextHandler(stderr, nil)).With("target", "cachefront")
-	srv := platform.NewServer("cachefront", cfg.ServerConfig(), platform.NewMetrics(), log)
+	srv := server.New("cachefront", cfg.Config(), server.NewMetrics(), log)
 	f.Register(srv)
 	return srv.Run(ctx, stdout)
 }

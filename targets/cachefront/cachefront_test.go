@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/internal/testenv"
-	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 // redisServer starts the real redis-server (Debian's package) on a free
@@ -78,11 +78,11 @@ func silentServer(t *testing.T) (addr string, hangUp func()) {
 	return ln.Addr().String(), hangUp
 }
 
-func front(t *testing.T, addr string, timeout time.Duration) *httptest.Server {
+func startFront(t *testing.T, addr string, timeout time.Duration) *httptest.Server {
 	t.Helper()
-	f := &Front{Cache: NewClient(addr, timeout), Timeout: timeout, TTL: time.Minute}
+	f := &front{Cache: newClient(addr, timeout), Timeout: timeout, TTL: time.Minute}
 	t.Cleanup(func() { f.Cache.Close() })
-	srv := platform.NewServer("cachefront", platform.ServerConfig{Workers: 8, QueueTimeout: time.Second}, platform.NewMetrics(), nil)
+	srv := server.New("cachefront", server.Config{Workers: 8, QueueTimeout: time.Second}, server.NewMetrics(), nil)
 	f.Register(srv)
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
@@ -107,7 +107,7 @@ func get(t *testing.T, hc *http.Client, url string) (string, error) {
 }
 
 func TestMissThenHitOnRealRedis(t *testing.T) {
-	ts := front(t, redisServer(t), time.Second)
+	ts := startFront(t, redisServer(t), time.Second)
 	for i, want := range []string{"miss", "hit", "hit"} {
 		got, err := get(t, ts.Client(), ts.URL+"/item?key=a")
 		if err != nil || got != want {
@@ -123,7 +123,7 @@ func TestTimeoutBypassesHangingCache(t *testing.T) {
 	addr, hangUp := silentServer(t)
 	// The handler waiting on the cache must end before the servers close.
 	defer hangUp()
-	with := front(t, addr, 50*time.Millisecond)
+	with := startFront(t, addr, 50*time.Millisecond)
 	t0 := time.Now()
 	got, err := get(t, with.Client(), with.URL+"/item?key=a")
 	if err != nil || got != "bypass" {
@@ -132,7 +132,7 @@ func TestTimeoutBypassesHangingCache(t *testing.T) {
 	if d := time.Since(t0); d > 2*time.Second {
 		t.Errorf("with a 50ms cache timeout the request took %s", d)
 	}
-	without := front(t, addr, 0)
+	without := startFront(t, addr, 0)
 	hc := &http.Client{Timeout: 1500 * time.Millisecond}
 	if got, err := get(t, hc, without.URL+"/item?key=a"); err == nil {
 		t.Errorf("without a timeout the request came back (%q) though the cache never answers", got)

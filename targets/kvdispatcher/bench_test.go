@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 // BenchmarkQoSPath is what the dispatcher adds to each request before and
@@ -13,9 +14,9 @@ import (
 // the top-k update, the latency-ratio sample and the after-the-answer charge.
 // Budget: ≤ 5 µs per request.
 func BenchmarkQoSPath(b *testing.B) {
-	cfg := DefaultDispatcherConfig()
+	cfg := defaultDispatcherConfig()
 	cfg.Quota, cfg.Burst = 1e12, 1e12
-	d, err := NewDispatcher(cfg, []*platform.Client{nil}, time.Second, platform.NewMetrics(), nil)
+	d, err := newDispatcher(cfg, []*client.Client{nil}, time.Second, server.NewMetrics(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func BenchmarkQoSPath(b *testing.B) {
 		if i&3 == 0 {
 			key = "p7/r00001" // a hot key among the rest
 		}
-		p, _ := d.Admit(callers[i&3], Tier(i%3), w.ReadBase(), now)
+		p, _ := d.Admit(callers[i&3], criticality(i%3), w.ReadBase(), now)
 		d.hot.Observe(key, now)
 		d.ratio.Observe(1.5)
 		d.Charge(p, w.ReadAfter(1024, 1500*time.Microsecond), now)

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// Capacity is a shard's budget per second; 0 means unlimited.
-type Capacity struct {
+// capacity is a shard's budget per second; 0 means unlimited.
+type capacity struct {
 	ReadsPerSec  float64
 	BytesPerSec  float64
 	WritesPerSec float64
@@ -35,9 +35,9 @@ func (b *debtBucket) refill(now time.Time) {
 	}
 }
 
-// Throttle enforces a shard's Capacity. Time is passed in. Safe for
+// throttle enforces a shard's Capacity. Time is passed in. Safe for
 // concurrent use.
-type Throttle struct {
+type throttle struct {
 	mu                   sync.Mutex
 	on                   [3]bool
 	reads, bytes, writes debtBucket
@@ -46,9 +46,9 @@ type Throttle struct {
 // throttleBurst is how much unused capacity a shard may bank.
 const throttleBurst = time.Second
 
-// NewThrottle returns a throttle for c.
-func NewThrottle(c Capacity) *Throttle {
-	return &Throttle{
+// newThrottle returns a throttle for c.
+func newThrottle(c capacity) *throttle {
+	return &throttle{
 		on:     [3]bool{c.ReadsPerSec > 0, c.BytesPerSec > 0, c.WritesPerSec > 0},
 		reads:  newDebtBucket(c.ReadsPerSec, throttleBurst),
 		bytes:  newDebtBucket(c.BytesPerSec, throttleBurst),
@@ -57,7 +57,7 @@ func NewThrottle(c Capacity) *Throttle {
 }
 
 // AdmitRead says whether a read may run now, and which budget is spent if not.
-func (t *Throttle) AdmitRead(now time.Time) (ok bool, spent string) {
+func (t *throttle) AdmitRead(now time.Time) (ok bool, spent string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.on[1] {
@@ -77,7 +77,7 @@ func (t *Throttle) AdmitRead(now time.Time) (ok bool, spent string) {
 }
 
 // AdmitWrite says whether a write of n bytes may run now.
-func (t *Throttle) AdmitWrite(now time.Time, n int) (ok bool, spent string) {
+func (t *throttle) AdmitWrite(now time.Time, n int) (ok bool, spent string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.on[1] {
@@ -98,7 +98,7 @@ func (t *Throttle) AdmitWrite(now time.Time, n int) (ok bool, spent string) {
 }
 
 // ChargeBytes debits n bytes read.
-func (t *Throttle) ChargeBytes(now time.Time, n int) {
+func (t *throttle) ChargeBytes(now time.Time, n int) {
 	if !t.on[1] {
 		return
 	}

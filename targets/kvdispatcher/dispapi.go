@@ -10,27 +10,29 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 // Response headers a workload can count by.
 const (
-	// HeaderServedBy says where a read's value came from: backend (this
+	// headerServedBy says where a read's value came from: backend (this
 	// request read the shard), cache (the hot-key cache) or coalesced
 	// (another request's backend read, shared).
-	HeaderServedBy = "X-Served-By"
-	// HeaderShard is the shard the key lives on.
-	HeaderShard = "X-Shard"
+	headerServedBy = "X-Served-By"
+	// headerShard is the shard the key lives on.
+	headerShard = "X-Shard"
 )
 
 // Served-by values.
 const (
-	ServedBackend   = "backend"
-	ServedCache     = "cache"
-	ServedCoalesced = "coalesced"
+	servedBackend   = "backend"
+	servedCache     = "cache"
+	servedCoalesced = "coalesced"
 )
 
 // Register adds the dispatcher's routes to srv.
-func (d *Dispatcher) Register(srv *platform.Server) {
+func (d *dispatcher) Register(srv *server.Server) {
 	srv.HandleFunc("GET /kv/{pk}/{sk}", d.get)
 	srv.HandleFunc("PUT /kv/{pk}/{sk}", d.put)
 	srv.HandleFunc("GET /scan/{pk}", d.scan)
@@ -38,8 +40,8 @@ func (d *Dispatcher) Register(srv *platform.Server) {
 }
 
 // who reads the caller and tier of r; a bad tier is answered with 400.
-func (d *Dispatcher) who(w http.ResponseWriter, r *http.Request) (string, Tier, bool) {
-	tier, err := ParseTier(r.Header.Get(platform.HeaderCriticality))
+func (d *dispatcher) who(w http.ResponseWriter, r *http.Request) (string, criticality, bool) {
+	tier, err := parseTier(r.Header.Get(platform.HeaderCriticality))
 	if err != nil {
 		platform.WriteError(w, http.StatusBadRequest, "bad-request", "kvdispatcher: "+err.Error())
 		return "", 0, false
@@ -48,7 +50,7 @@ func (d *Dispatcher) who(w http.ResponseWriter, r *http.Request) (string, Tier, 
 }
 
 // shedQuota answers 429: the caller's bucket is empty.
-func (d *Dispatcher) shedQuota(w http.ResponseWriter, p Price) {
+func (d *dispatcher) shedQuota(w http.ResponseWriter, p price) {
 	reason := platform.ReasonQuota
 	d.m.shed.WithLabelValues(p.Tier.String(), reason).Inc()
 	unit := "request units"
@@ -63,28 +65,28 @@ func (d *Dispatcher) shedQuota(w http.ResponseWriter, p Price) {
 }
 
 // fail answers a failed shard call.
-func (d *Dispatcher) fail(w http.ResponseWriter, tier Tier, shard int, err error) {
-	var de *platform.DepError
+func (d *dispatcher) fail(w http.ResponseWriter, tier criticality, shard int, err error) {
+	var de *client.DepError
 	switch {
-	case platform.KindOf(err) == platform.KindBreaker:
+	case client.KindOf(err) == client.KindBreaker:
 		d.m.shed.WithLabelValues(tier.String(), platform.ReasonBreaker).Inc()
 		platform.WriteError(w, http.StatusServiceUnavailable, platform.ReasonBreaker,
 			fmt.Sprintf("kvdispatcher: shard %d: %v", shard, err))
-	case platform.KindOf(err) == platform.KindCanceled:
+	case client.KindOf(err) == client.KindCanceled:
 		w.WriteHeader(499) // the caller left; nobody reads this
-	case platform.IsTimeout(err) || platform.KindOf(err) == platform.KindDeadline:
+	case client.IsTimeout(err) || client.KindOf(err) == client.KindDeadline:
 		platform.WriteError(w, http.StatusGatewayTimeout, platform.ReasonDependencyTimeout, "kvdispatcher: "+err.Error())
-	case errors.As(err, &de) && de.Kind == platform.KindStatus && de.Status == http.StatusTooManyRequests:
-		w.Header().Set(platform.RejectHeader, ReasonThrottled)
-		platform.WriteError(w, http.StatusTooManyRequests, ReasonThrottled, "kvdispatcher: "+err.Error())
-	case errors.As(err, &de) && de.Kind == platform.KindStatus && de.Status < 500:
+	case errors.As(err, &de) && de.Kind == client.KindStatus && de.Status == http.StatusTooManyRequests:
+		w.Header().Set(platform.RejectHeader, reasonThrottled)
+		platform.WriteError(w, http.StatusTooManyRequests, reasonThrottled, "kvdispatcher: "+err.Error())
+	case errors.As(err, &de) && de.Kind == client.KindStatus && de.Status < 500:
 		platform.WriteError(w, de.Status, de.Body.Reason, "kvdispatcher: "+err.Error())
 	default:
 		platform.WriteError(w, http.StatusBadGateway, platform.ReasonDependencyError, "kvdispatcher: "+err.Error())
 	}
 }
 
-func (d *Dispatcher) get(w http.ResponseWriter, r *http.Request) {
+func (d *dispatcher) get(w http.ResponseWriter, r *http.Request) {
 	start := d.now()
 	caller, tier, ok := d.who(w, r)
 	if !ok {
@@ -96,14 +98,14 @@ func (d *Dispatcher) get(w http.ResponseWriter, r *http.Request) {
 		d.shedQuota(w, p)
 		return
 	}
-	shard := ShardOf(pk, len(d.shards))
-	w.Header().Set(HeaderShard, strconv.Itoa(shard))
+	shard := shardOf(pk, len(d.shards))
+	w.Header().Set(headerShard, strconv.Itoa(shard))
 	key := pk + "/" + sk
 	hot := d.cfg.HotKeys && d.hot.Observe(key, start)
 	var (
-		ans    GetAnswer
+		ans    getAnswer
 		err    error
-		served = ServedBackend
+		served = servedBackend
 	)
 	switch {
 	case !hot:
@@ -112,7 +114,7 @@ func (d *Dispatcher) get(w http.ResponseWriter, r *http.Request) {
 	default:
 		if v, hit := d.cache.Get(key); hit {
 			d.m.cacheHits.Inc()
-			ans, served = GetAnswer{Key: key, Value: v}, ServedCache
+			ans, served = getAnswer{Key: key, Value: v}, servedCache
 			break
 		}
 		d.m.cacheMisses.Inc()
@@ -123,18 +125,18 @@ func (d *Dispatcher) get(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	latency := time.Duration(0)
-	if served != ServedCache {
+	if served != servedCache {
 		latency = d.now().Sub(start)
 	}
 	d.Charge(p, d.cfg.Weights.ReadAfter(len(ans.Value), latency), d.now())
-	w.Header().Set(HeaderServedBy, served)
+	w.Header().Set(headerServedBy, served)
 	platform.WriteJSON(w, http.StatusOK, ans)
 }
 
 // coalescedGet reads a hot key once for every concurrent miss of it. The
 // read runs detached from any one caller: a waiter that leaves does not
 // cancel it for the others.
-func (d *Dispatcher) coalescedGet(ctx context.Context, shard int, key string) (GetAnswer, string, error) {
+func (d *dispatcher) coalescedGet(ctx context.Context, shard int, key string) (getAnswer, string, error) {
 	led := false
 	ch := d.sf.DoChan(key, func() (any, error) {
 		led = true
@@ -144,7 +146,7 @@ func (d *Dispatcher) coalescedGet(ctx context.Context, shard int, key string) (G
 		// deadline (X-Deadline-Ms, carried in its values) binds the others.
 		cctx, cancel := context.WithTimeout(context.Background(), d.timeout)
 		defer cancel()
-		var ans GetAnswer
+		var ans getAnswer
 		err := d.call(cctx, shard, true, http.MethodGet, "/kv/"+key, nil, &ans)
 		if err == nil {
 			d.cache.Add(key, ans.Value)
@@ -153,21 +155,21 @@ func (d *Dispatcher) coalescedGet(ctx context.Context, shard int, key string) (G
 	})
 	select {
 	case res := <-ch:
-		served := ServedBackend
+		served := servedBackend
 		if !led {
-			served = ServedCoalesced
+			served = servedCoalesced
 			d.m.coalesced.Inc()
 		}
-		ans, _ := res.Val.(GetAnswer)
+		ans, _ := res.Val.(getAnswer)
 		return ans, served, res.Err
 	case <-ctx.Done():
-		return GetAnswer{}, "", &platform.DepError{Dep: "kvstore", Method: http.MethodGet, URL: "/kv/" + key, Kind: platform.KindCanceled, Err: ctx.Err()}
+		return getAnswer{}, "", &client.DepError{Dep: "kvstore", Method: http.MethodGet, URL: "/kv/" + key, Kind: client.KindCanceled, Err: ctx.Err()}
 	}
 }
 
 // countHotRead counts a backend read of a hot key under the key's own label,
 // for the first maxHotLabels keys.
-func (d *Dispatcher) countHotRead(key string) {
+func (d *dispatcher) countHotRead(key string) {
 	key = strings.ToValidUTF8(key, "\uFFFD") // a label must be valid UTF-8
 	d.hotMu.Lock()
 	_, ok := d.hotLabels[key]
@@ -180,7 +182,7 @@ func (d *Dispatcher) countHotRead(key string) {
 	}
 }
 
-func (d *Dispatcher) scan(w http.ResponseWriter, r *http.Request) {
+func (d *dispatcher) scan(w http.ResponseWriter, r *http.Request) {
 	start := d.now()
 	caller, tier, ok := d.who(w, r)
 	if !ok {
@@ -197,25 +199,25 @@ func (d *Dispatcher) scan(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pk := r.PathValue("pk")
-	shard := ShardOf(pk, len(d.shards))
-	w.Header().Set(HeaderShard, strconv.Itoa(shard))
+	shard := shardOf(pk, len(d.shards))
+	w.Header().Set(headerShard, strconv.Itoa(shard))
 	d.m.backendReads.WithLabelValues(strconv.Itoa(shard), "scan").Inc()
 	path := "/scan/" + pk + "?limit=" + strconv.Itoa(limit)
 	if from := r.URL.Query().Get("from"); from != "" {
 		path += "&from=" + from
 	}
-	var ans ScanAnswer
+	var ans scanAnswer
 	if err := d.call(r.Context(), shard, false, http.MethodGet, path, nil, &ans); err != nil {
 		d.fail(w, tier, shard, err)
 		return
 	}
 	d.Charge(p, d.cfg.Weights.ReadAfter(ans.Bytes, d.now().Sub(start)), d.now())
-	w.Header().Set(HeaderServedBy, ServedBackend)
+	w.Header().Set(headerServedBy, servedBackend)
 	platform.WriteJSON(w, http.StatusOK, ans)
 }
 
-func (d *Dispatcher) put(w http.ResponseWriter, r *http.Request) {
-	var req PutRequest
+func (d *dispatcher) put(w http.ResponseWriter, r *http.Request) {
+	var req putRequest
 	if err := platform.DecodeJSON(w, r, &req); err != nil {
 		platform.WriteError(w, http.StatusBadRequest, "bad-request", "kvdispatcher: "+err.Error())
 		return
@@ -224,8 +226,8 @@ func (d *Dispatcher) put(w http.ResponseWriter, r *http.Request) {
 	d.write(w, r, pk, http.MethodPut, "/kv/"+pk+"/"+sk, req, len(req.Value), []string{pk + "/" + sk})
 }
 
-func (d *Dispatcher) bulk(w http.ResponseWriter, r *http.Request) {
-	var req BulkRequest
+func (d *dispatcher) bulk(w http.ResponseWriter, r *http.Request) {
+	var req bulkRequest
 	if err := platform.DecodeJSON(w, r, &req); err != nil {
 		platform.WriteError(w, http.StatusBadRequest, "bad-request", "kvdispatcher: "+err.Error())
 		return
@@ -242,7 +244,7 @@ func (d *Dispatcher) bulk(w http.ResponseWriter, r *http.Request) {
 
 // write prices, admits and forwards a write of n bytes, then drops the
 // written keys from the hot-key cache.
-func (d *Dispatcher) write(w http.ResponseWriter, r *http.Request, pk, method, path string, body any, n int, keys []string) {
+func (d *dispatcher) write(w http.ResponseWriter, r *http.Request, pk, method, path string, body any, n int, keys []string) {
 	start := d.now()
 	caller, tier, ok := d.who(w, r)
 	if !ok {
@@ -253,14 +255,14 @@ func (d *Dispatcher) write(w http.ResponseWriter, r *http.Request, pk, method, p
 		d.shedQuota(w, p)
 		return
 	}
-	shard := ShardOf(pk, len(d.shards))
-	w.Header().Set(HeaderShard, strconv.Itoa(shard))
+	shard := shardOf(pk, len(d.shards))
+	w.Header().Set(headerShard, strconv.Itoa(shard))
 	raw, err := jsonBody(body)
 	if err != nil {
 		platform.WriteError(w, http.StatusInternalServerError, "internal", "kvdispatcher: "+err.Error())
 		return
 	}
-	var ans WriteAnswer
+	var ans writeAnswer
 	err = d.call(r.Context(), shard, false, method, path, raw, &ans)
 	for _, k := range keys {
 		d.cache.Remove(k)

@@ -11,19 +11,20 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/client"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 	"github.com/hashicorp/golang-lru/v2/expirable"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/singleflight"
 )
 
-// DispatcherConfig is everything a dispatcher is told besides the platform's flags.
-type DispatcherConfig struct {
+// dispatcherConfig is everything a dispatcher is told besides the platform's flags.
+type dispatcherConfig struct {
 	// The protections, each switchable for A/B.
 	RU, Tiers, HotKeys, ShardBreakers bool
 
 	// Weights price requests in RU (--ru on).
-	Weights platform.RUWeights
+	Weights server.RUWeights
 	// Quota is each caller's refill per second: RU with --ru on, requests
 	// with --ru off. Burst is the most a bucket holds.
 	Quota, Burst float64
@@ -33,7 +34,7 @@ type DispatcherConfig struct {
 	MaxCallers int
 
 	// Policy raises the lower tiers' price as the latency ratio falls.
-	Policy TierPolicy
+	Policy tierPolicy
 	// RatioWindow is the short-term window; RatioFloor is added to both p95s.
 	RatioWindow, RatioFloor time.Duration
 
@@ -48,30 +49,30 @@ type DispatcherConfig struct {
 	// Shard is the smart client's configuration of each shard's client: one
 	// client, so one circuit breaker, per shard (ShardBreakers sets
 	// Shard.Breaker).
-	Shard platform.ClientConfig
+	Shard client.Config
 }
 
-// DefaultDispatcherConfig has every protection on.
-func DefaultDispatcherConfig() DispatcherConfig {
-	return DispatcherConfig{
+// defaultDispatcherConfig has every protection on.
+func defaultDispatcherConfig() dispatcherConfig {
+	return dispatcherConfig{
 		RU: true, Tiers: true, HotKeys: true, ShardBreakers: true,
-		Weights: platform.DefaultRUWeights(), Quota: 1000, Burst: 1000, Epoch: 100 * time.Millisecond,
+		Weights: server.DefaultRUWeights(), Quota: 1000, Burst: 1000, Epoch: 100 * time.Millisecond,
 		MaxCallers:  64,
-		Policy:      TierPolicy{Thresholds: [2]float64{0.6, 0.3}, Penalty: 50},
+		Policy:      tierPolicy{Thresholds: [2]float64{0.6, 0.3}, Penalty: 50},
 		RatioWindow: time.Second, RatioFloor: 2 * time.Millisecond,
 		HotK: 64, HotThreshold: 50, HotWindow: time.Second,
 		CacheTTL: 3 * time.Second, CacheSize: 1024,
-		Shard: DefaultShardClientConfig(),
+		Shard: defaultShardClientConfig(),
 	}
 }
 
-// DefaultShardClientConfig is the platform's smart client tuned for one
+// defaultShardClientConfig is the platform's smart client tuned for one
 // shard: a breaker that opens at half of ≥ 10 attempts failing within 1 s
 // and probes again after 1 s; one retry, never of a timeout (a shard has one
 // replica: a retry of a slow call only doubles the wait); no outlier
 // detection (nothing to eject to).
-func DefaultShardClientConfig() platform.ClientConfig {
-	c := platform.DefaultClientConfig()
+func defaultShardClientConfig() client.Config {
+	c := client.DefaultConfig()
 	c.Breaker, c.BreakerFailureRate, c.BreakerMinCalls = true, 0.5, 10
 	c.BreakerWindow, c.BreakerDelay, c.BreakerProbes = time.Second, time.Second, 3
 	c.Retries, c.RetryTimeouts = 1, false
@@ -80,7 +81,7 @@ func DefaultShardClientConfig() platform.ClientConfig {
 }
 
 // Validate says which value is out of range.
-func (c DispatcherConfig) Validate() error {
+func (c dispatcherConfig) Validate() error {
 	switch {
 	case !(c.Quota > 0):
 		return fmt.Errorf("--ru-quota %v: must be positive", c.Quota)
@@ -102,14 +103,14 @@ func (c DispatcherConfig) Validate() error {
 	return c.Policy.Validate()
 }
 
-// Dispatcher routes key-value requests to shards behind its QoS stack.
-type Dispatcher struct {
-	cfg     DispatcherConfig
-	shards  []*platform.Client
-	buckets *platform.RUBuckets
-	ratio   *LatencyRatio
+// dispatcher routes key-value requests to shards behind its QoS stack.
+type dispatcher struct {
+	cfg     dispatcherConfig
+	shards  []*client.Client
+	buckets *server.RUBuckets
+	ratio   *latencyRatio
 	level   atomic.Int32
-	hot     *HotKeys
+	hot     *hotKeys
 	cache   *expirable.LRU[string, string]
 	sf      singleflight.Group
 	m       *dispMetrics
@@ -126,9 +127,9 @@ type Dispatcher struct {
 // maxHotLabels bounds the key label of kvdispatcher_hot_key_backend_reads_total.
 const maxHotLabels = 100
 
-// NewDispatcher routes to shards (in --dep order; see NewShardClients) with
+// newDispatcher routes to shards (in --dep order; see NewShardClients) with
 // calls bounded by timeout; series go on m's registry.
-func NewDispatcher(cfg DispatcherConfig, shards []*platform.Client, timeout time.Duration, m *platform.Metrics, log *slog.Logger) (*Dispatcher, error) {
+func newDispatcher(cfg dispatcherConfig, shards []*client.Client, timeout time.Duration, m *server.Metrics, log *slog.Logger) (*dispatcher, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -138,14 +139,14 @@ func NewDispatcher(cfg DispatcherConfig, shards []*platform.Client, timeout time
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	b, err := platform.NewRUBuckets(platform.RU(cfg.Quota*cfg.Epoch.Seconds()), platform.RU(cfg.Burst), cfg.Epoch)
+	b, err := server.NewRUBuckets(server.RU(cfg.Quota*cfg.Epoch.Seconds()), server.RU(cfg.Burst), cfg.Epoch)
 	if err != nil {
 		return nil, fmt.Errorf("kvdispatcher: %w", err)
 	}
-	d := &Dispatcher{
+	d := &dispatcher{
 		cfg: cfg, shards: shards, buckets: b, timeout: timeout,
-		ratio: NewLatencyRatio(0.95, cfg.Policy.Thresholds[0], cfg.RatioFloor.Seconds()*1000, 20, 30),
-		hot:   NewHotKeys(cfg.HotK, uint64(cfg.HotThreshold), cfg.HotWindow),
+		ratio: newLatencyRatio(0.95, cfg.Policy.Thresholds[0], cfg.RatioFloor.Seconds()*1000, 20, 30),
+		hot:   newHotKeys(cfg.HotK, uint64(cfg.HotThreshold), cfg.HotWindow),
 		cache: expirable.NewLRU[string, string](cfg.CacheSize, nil, cfg.CacheTTL),
 		m:     newDispMetrics(m.Registry()),
 		log:   log, now: time.Now,
@@ -156,7 +157,7 @@ func NewDispatcher(cfg DispatcherConfig, shards []*platform.Client, timeout time
 }
 
 // Run ends a latency-ratio window every RatioWindow until ctx ends.
-func (d *Dispatcher) Run(ctx context.Context) {
+func (d *dispatcher) Run(ctx context.Context) {
 	t := time.NewTicker(d.cfg.RatioWindow)
 	defer t.Stop()
 	for {
@@ -170,7 +171,7 @@ func (d *Dispatcher) Run(ctx context.Context) {
 }
 
 // Tick ends one latency-ratio window and updates the tier level.
-func (d *Dispatcher) Tick() {
+func (d *dispatcher) Tick() {
 	ratio, long, short := d.ratio.Tick()
 	prev := int(d.level.Load())
 	next := d.cfg.Policy.Next(prev, ratio)
@@ -192,7 +193,7 @@ func (d *Dispatcher) Tick() {
 
 // caller returns name, or "other" once MaxCallers callers have buckets.
 // Names that are not valid UTF-8 are mended (they become metric labels).
-func (d *Dispatcher) caller(name string) string {
+func (d *dispatcher) caller(name string) string {
 	if name == "" {
 		name = "anonymous"
 	}
@@ -212,10 +213,10 @@ func (d *Dispatcher) caller(name string) string {
 	return name
 }
 
-// Price is what a request pays before and after it ran, and its tier multiplier.
-type Price struct {
+// price is what a request pays before and after it ran, and its tier multiplier.
+type price struct {
 	Caller string
-	Tier   Tier
+	Tier   criticality
 	Mult   float64
 }
 
@@ -223,15 +224,15 @@ type Price struct {
 // the current level and the caller's bucket, debited by base (in RU mode) or
 // one request (in QPS mode), times the multiplier. It returns false when the
 // bucket is empty.
-func (d *Dispatcher) Admit(caller string, tier Tier, base platform.MilliRU, now time.Time) (Price, bool) {
-	p := Price{Caller: caller, Tier: tier, Mult: 1}
+func (d *dispatcher) Admit(caller string, tier criticality, base server.MilliRU, now time.Time) (price, bool) {
+	p := price{Caller: caller, Tier: tier, Mult: 1}
 	if d.cfg.Tiers {
 		p.Mult = d.cfg.Policy.Multiplier(int(d.level.Load()), tier)
 	}
 	if !d.cfg.RU {
-		base = platform.RU(1)
+		base = server.RU(1)
 	}
-	cost := platform.MilliRU(float64(base) * p.Mult)
+	cost := server.MilliRU(float64(base) * p.Mult)
 	ok, _ := d.buckets.Admit(caller, now, cost)
 	if ok {
 		d.m.ruCharged.WithLabelValues(caller, tier.String()).Add(cost.Float())
@@ -240,11 +241,11 @@ func (d *Dispatcher) Admit(caller string, tier Tier, base platform.MilliRU, now 
 }
 
 // Charge debits what a request cost once it answered (RU mode only).
-func (d *Dispatcher) Charge(p Price, after platform.MilliRU, now time.Time) {
+func (d *dispatcher) Charge(p price, after server.MilliRU, now time.Time) {
 	if !d.cfg.RU || after <= 0 {
 		return
 	}
-	cost := platform.MilliRU(float64(after) * p.Mult)
+	cost := server.MilliRU(float64(after) * p.Mult)
 	d.buckets.Charge(p.Caller, now, cost)
 	d.m.ruCharged.WithLabelValues(p.Caller, p.Tier.String()).Add(cost.Float())
 }
@@ -252,19 +253,19 @@ func (d *Dispatcher) Charge(p Price, after platform.MilliRU, now time.Time) {
 // call makes one request to shard. The latency of point reads (observe)
 // feeds the latency ratio: scans and writes vary with their size and would
 // read as a collapse.
-func (d *Dispatcher) call(ctx context.Context, shard int, observe bool, method, path string, body []byte, out any) error {
+func (d *dispatcher) call(ctx context.Context, shard int, observe bool, method, path string, body []byte, out any) error {
 	start := time.Now()
 	err := d.shards[shard].Do(ctx, method, path, body, out)
 	el := time.Since(start)
 	if err != nil {
-		kind := platform.KindOf(err)
+		kind := client.KindOf(err)
 		label := kind.String()
-		var de *platform.DepError
-		if errors.As(err, &de) && kind == platform.KindStatus {
+		var de *client.DepError
+		if errors.As(err, &de) && kind == client.KindStatus {
 			label = strconv.Itoa(de.Status)
 		}
 		d.m.shardErrors.WithLabelValues(strconv.Itoa(shard), label).Inc()
-		if kind == platform.KindCanceled || kind == platform.KindBreaker || kind == platform.KindDeadline {
+		if kind == client.KindCanceled || kind == client.KindBreaker || kind == client.KindDeadline {
 			observe = false
 		}
 	}
@@ -274,16 +275,16 @@ func (d *Dispatcher) call(ctx context.Context, shard int, observe bool, method, 
 	return err
 }
 
-// NewShardClients returns one smart client per shard address, named
+// newShardClients returns one smart client per shard address, named
 // kvstore.I, so each shard has its own circuit breaker (when
 // cfg.ShardBreakers) and its own platform_client_* series on reg.
-func NewShardClients(cfg DispatcherConfig, addrs []string, timeout time.Duration, reg prometheus.Registerer) ([]*platform.Client, error) {
+func newShardClients(cfg dispatcherConfig, addrs []string, timeout time.Duration, reg prometheus.Registerer) ([]*client.Client, error) {
 	cc := cfg.Shard
 	cc.Breaker = cfg.ShardBreakers
-	var out []*platform.Client
+	var out []*client.Client
 	for i, addr := range addrs {
-		c, err := platform.NewClient(fmt.Sprintf("kvstore.%d", i), []string{addr}, timeout,
-			platform.WithConfig(cc), platform.WithRegisterer(reg))
+		c, err := client.New(fmt.Sprintf("kvstore.%d", i), []string{addr}, timeout,
+			client.WithConfig(cc), client.WithRegisterer(reg))
 		if err != nil {
 			for _, o := range out {
 				o.Close()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 // testShard is a real kvstore shard on httptest, counting the reads it serves.
@@ -21,14 +22,14 @@ type testShard struct {
 	delay atomic.Int64 // ns added to every read
 }
 
-func newTestShards(t testing.TB, n int, c Capacity) []*testShard {
+func newTestShards(t testing.TB, n int, c capacity) []*testShard {
 	t.Helper()
 	var out []*testShard
 	for range n {
-		st := NewStore()
+		st := newStore()
 		st.Seed(20, 50, 1024)
-		srv := platform.NewServer("kvstore", serverConfig(), platform.NewMetrics(), nil)
-		(&StoreAPI{Store: st, Throttle: NewThrottle(c)}).Register(srv)
+		srv := server.New("kvstore", serverConfig(), server.NewMetrics(), nil)
+		(&storeAPI{Store: st, Throttle: newThrottle(c)}).Register(srv)
 		ts := &testShard{}
 		h := srv.Handler()
 		ts.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -44,27 +45,27 @@ func newTestShards(t testing.TB, n int, c Capacity) []*testShard {
 	return out
 }
 
-func serverConfig() platform.ServerConfig {
-	c := platform.DefaultConfig()
-	return c.ServerConfig()
+func serverConfig() server.Config {
+	c := server.DefaultFlags()
+	return c.Config()
 }
 
-func newTestDispatcher(t testing.TB, cfg DispatcherConfig, shards []*testShard) (*Dispatcher, http.Handler) {
+func newTestDispatcher(t testing.TB, cfg dispatcherConfig, shards []*testShard) (*dispatcher, http.Handler) {
 	t.Helper()
 	var addrs []string
 	for _, s := range shards {
 		addrs = append(addrs, strings.TrimPrefix(s.srv.URL, "http://"))
 	}
-	m := platform.NewMetrics()
-	clients, err := NewShardClients(cfg, addrs, 2*time.Second, m.Registry())
+	m := server.NewMetrics()
+	clients, err := newShardClients(cfg, addrs, 2*time.Second, m.Registry())
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := NewDispatcher(cfg, clients, 2*time.Second, m, nil)
+	d, err := newDispatcher(cfg, clients, 2*time.Second, m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := platform.NewServer("kvdispatcher", serverConfig(), m, nil)
+	srv := server.New("kvdispatcher", serverConfig(), m, nil)
 	d.Register(srv)
 	return d, srv.Handler()
 }
@@ -88,28 +89,28 @@ func do(h http.Handler, method, path, caller, tier string, body string) *httptes
 	return w
 }
 
-func offConfig() DispatcherConfig {
-	c := DefaultDispatcherConfig()
+func offConfig() dispatcherConfig {
+	c := defaultDispatcherConfig()
 	c.RU, c.Tiers, c.HotKeys, c.ShardBreakers = false, false, false, false
 	c.Quota, c.Burst = 1e6, 1e6
 	return c
 }
 
 func TestDispatcherRoutesByHash(t *testing.T) {
-	shards := newTestShards(t, 4, Capacity{})
+	shards := newTestShards(t, 4, capacity{})
 	_, h := newTestDispatcher(t, offConfig(), shards)
 	for p := range 20 {
-		pk := SeedPartition(p)
-		want := ShardOf(pk, 4)
+		pk := seedPartition(p)
+		want := shardOf(pk, 4)
 		before := shards[want].reads.Load()
-		w := do(h, "GET", "/kv/"+pk+"/"+SeedKey(3), "c", "", "")
-		if w.Code != 200 || w.Header().Get(HeaderShard) != string(rune('0'+want)) {
-			t.Fatalf("%s: status %d shard %q, want 200 shard %d: %s", pk, w.Code, w.Header().Get(HeaderShard), want, w.Body)
+		w := do(h, "GET", "/kv/"+pk+"/"+seedKey(3), "c", "", "")
+		if w.Code != 200 || w.Header().Get(headerShard) != string(rune('0'+want)) {
+			t.Fatalf("%s: status %d shard %q, want 200 shard %d: %s", pk, w.Code, w.Header().Get(headerShard), want, w.Body)
 		}
 		if shards[want].reads.Load() != before+1 {
 			t.Fatalf("%s: shard %d did not serve the read", pk, want)
 		}
-		var ans GetAnswer
+		var ans getAnswer
 		if err := json.Unmarshal(w.Body.Bytes(), &ans); err != nil || len(ans.Value) != 1024 {
 			t.Fatalf("%s: answer %v, %v", pk, ans.Key, err)
 		}
@@ -138,7 +139,7 @@ func TestDispatcherRUvsQPS(t *testing.T) {
 	for _, ru := range []bool{false, true} {
 		cfg := offConfig()
 		cfg.RU, cfg.Quota, cfg.Burst = ru, 100, 100
-		shards := newTestShards(t, 2, Capacity{})
+		shards := newTestShards(t, 2, capacity{})
 		_, h := newTestDispatcher(t, cfg, shards)
 		okScan, okPoint := 0, 0
 		var reason string
@@ -148,7 +149,7 @@ func TestDispatcherRUvsQPS(t *testing.T) {
 			} else {
 				reason = w.Header().Get(platform.RejectHeader)
 			}
-			if w := do(h, "GET", "/kv/p3/"+SeedKey(i), "reader", "", ""); w.Code == 200 {
+			if w := do(h, "GET", "/kv/p3/"+seedKey(i), "reader", "", ""); w.Code == 200 {
 				okPoint++
 			}
 		}
@@ -167,12 +168,12 @@ func TestDispatcherRUvsQPS(t *testing.T) {
 func TestDispatcherTiersRaiseLowTiersPrice(t *testing.T) {
 	cfg := offConfig()
 	cfg.RU, cfg.Tiers, cfg.Quota, cfg.Burst = true, true, 100, 100
-	shards := newTestShards(t, 1, Capacity{})
+	shards := newTestShards(t, 1, capacity{})
 	d, h := newTestDispatcher(t, cfg, shards)
 	served := func(tier string) int {
 		n := 0
 		for i := range 40 {
-			if do(h, "GET", "/kv/p1/"+SeedKey(i), "svc-"+tier, tier, "").Code == 200 {
+			if do(h, "GET", "/kv/p1/"+seedKey(i), "svc-"+tier, tier, "").Code == 200 {
 				n++
 			}
 		}
@@ -192,7 +193,7 @@ func TestDispatcherTiersRaiseLowTiersPrice(t *testing.T) {
 func TestDispatcherHotKeyCacheAndCoalescing(t *testing.T) {
 	cfg := offConfig()
 	cfg.HotKeys, cfg.HotThreshold = true, 5
-	shards := newTestShards(t, 1, Capacity{})
+	shards := newTestShards(t, 1, capacity{})
 	_, h := newTestDispatcher(t, cfg, shards)
 	served := map[string]int{}
 	for range 100 {
@@ -200,15 +201,15 @@ func TestDispatcherHotKeyCacheAndCoalescing(t *testing.T) {
 		if w.Code != 200 {
 			t.Fatalf("status %d", w.Code)
 		}
-		served[w.Header().Get(HeaderServedBy)]++
+		served[w.Header().Get(headerServedBy)]++
 	}
-	if reads := shards[0].reads.Load(); reads > 6 || served[ServedCache] < 94 {
+	if reads := shards[0].reads.Load(); reads > 6 || served[servedCache] < 94 {
 		t.Fatalf("100 sequential reads of a hot key: %d backend reads, served %v; want ≤ 6 and the rest from cache", reads, served)
 	}
 
 	// Concurrent misses of a hot key with a slow shard share one read, even
 	// when the caller that started it goes away.
-	shards = newTestShards(t, 1, Capacity{})
+	shards = newTestShards(t, 1, capacity{})
 	cfg.HotThreshold = 1
 	_, h = newTestDispatcher(t, cfg, shards)
 	shards[0].delay.Store(int64(200 * time.Millisecond))
@@ -224,7 +225,7 @@ func TestDispatcherHotKeyCacheAndCoalescing(t *testing.T) {
 			}
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r)
-			codes[i], by[i] = w.Code, w.Header().Get(HeaderServedBy)
+			codes[i], by[i] = w.Code, w.Header().Get(headerServedBy)
 		})
 		if i == 0 {
 			time.Sleep(20 * time.Millisecond) // the first one leads
@@ -238,7 +239,7 @@ func TestDispatcherHotKeyCacheAndCoalescing(t *testing.T) {
 		if codes[i] != 200 {
 			t.Fatalf("waiter %d: status %d after the leader left", i, codes[i])
 		}
-		if by[i] == ServedCoalesced {
+		if by[i] == servedCoalesced {
 			coalesced++
 		}
 	}
@@ -256,21 +257,21 @@ func TestDispatcherHotKeyCacheAndCoalescing(t *testing.T) {
 }
 
 func TestDispatcherShardThrottleIsPerShard(t *testing.T) {
-	shards := newTestShards(t, 2, Capacity{ReadsPerSec: 5})
+	shards := newTestShards(t, 2, capacity{ReadsPerSec: 5})
 	_, h := newTestDispatcher(t, offConfig(), shards)
 	var hot, cold string
 	for p := range 20 {
-		if ShardOf(SeedPartition(p), 2) == 0 && hot == "" {
-			hot = SeedPartition(p)
+		if shardOf(seedPartition(p), 2) == 0 && hot == "" {
+			hot = seedPartition(p)
 		}
-		if ShardOf(SeedPartition(p), 2) == 1 && cold == "" {
-			cold = SeedPartition(p)
+		if shardOf(seedPartition(p), 2) == 1 && cold == "" {
+			cold = seedPartition(p)
 		}
 	}
 	throttled := 0
 	for i := range 30 {
-		w := do(h, "GET", "/kv/"+hot+"/"+SeedKey(i), "c", "", "")
-		if w.Code == 429 && w.Header().Get(platform.RejectHeader) == ReasonThrottled {
+		w := do(h, "GET", "/kv/"+hot+"/"+seedKey(i), "c", "", "")
+		if w.Code == 429 && w.Header().Get(platform.RejectHeader) == reasonThrottled {
 			throttled++
 		}
 	}

@@ -16,13 +16,13 @@
 // coalesced) and in X-Shard which shard holds the key.
 //
 // The dispatcher's quality-of-service stack, each part switchable for A/B:
-//   - --ru: per-caller request-unit buckets (platform.RUBuckets, priced by
-//     platform.RUWeights: the size read or written and the backend latency,
+//   - --ru: per-caller request-unit buckets (server.RUBuckets, priced by
+//     server.RUWeights: the size read or written and the backend latency,
 //     charged after the answer) instead of a plain per-request limit;
 //   - --tiers: criticality tiers whose RU price rises 50-fold, sheddable
 //     tier first, then default, as the latency ratio (long-term p95 /
-//     short-term p95 of shard reads, two platform.P2 estimators) falls;
-//   - --hotkeys: a platform.SpaceSaving top-k finds hot keys, served from a
+//     short-term p95 of shard reads, two stats.P2 estimators) falls;
+//   - --hotkeys: a stats.SpaceSaving top-k finds hot keys, served from a
 //     short-TTL local cache (expirable LRU) with concurrent misses coalesced
 //     (singleflight, detached from any one caller);
 //   - --shard-breakers: one platform smart client, so one circuit breaker,

@@ -16,8 +16,8 @@ func FuzzRequests(f *testing.F) {
 	f.Add("POST", "/bulk/user1", `{"items":[{"sk":"a","value":"b"}]}`, "", "bogus")
 	f.Add("POST", "/bulk/%zz", `{"items":`, "x", "")
 	f.Add("GET", "/kv//", "", "\x00", "critical")
-	shards := newTestShards(f, 3, Capacity{})
-	_, h := newTestDispatcher(f, DefaultDispatcherConfig(), shards)
+	shards := newTestShards(f, 3, capacity{})
+	_, h := newTestDispatcher(f, defaultDispatcherConfig(), shards)
 	f.Fuzz(func(t *testing.T, method, path, body, caller, tier string) {
 		if !strings.HasPrefix(path, "/") {
 			path = "/" + path

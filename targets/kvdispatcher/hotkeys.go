@@ -4,33 +4,33 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/stats"
 )
 
-// HotKeys finds the keys asked for most often with a Space-Saving top-k,
+// hotKeys finds the keys asked for most often with a Space-Saving top-k,
 // counted over windows: a key is hot when its guaranteed count (count −
 // error) in the current window reaches Threshold, or when it was hot at the
 // end of the last window. Time is passed in. Safe for concurrent use.
-type HotKeys struct {
+type hotKeys struct {
 	threshold uint64
 	window    time.Duration
 
 	mu      sync.Mutex
-	ss      *platform.SpaceSaving[string]
+	ss      *stats.SpaceSaving[string]
 	start   time.Time
 	prevHot map[string]struct{}
 }
 
-// NewHotKeys monitors k keys per window; threshold counts per window.
-func NewHotKeys(k int, threshold uint64, window time.Duration) *HotKeys {
-	return &HotKeys{
+// newHotKeys monitors k keys per window; threshold counts per window.
+func newHotKeys(k int, threshold uint64, window time.Duration) *hotKeys {
+	return &hotKeys{
 		threshold: threshold, window: window,
-		ss: platform.NewSpaceSaving[string](k), prevHot: map[string]struct{}{},
+		ss: stats.NewSpaceSaving[string](k), prevHot: map[string]struct{}{},
 	}
 }
 
 // Observe counts one request for key at now and says whether key is hot.
-func (h *HotKeys) Observe(key string, now time.Time) bool {
+func (h *hotKeys) Observe(key string, now time.Time) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.start.IsZero() {
@@ -49,7 +49,7 @@ func (h *HotKeys) Observe(key string, now time.Time) bool {
 }
 
 // rotate ends a window: the keys hot in it stay hot through the next.
-func (h *HotKeys) rotate() {
+func (h *hotKeys) rotate() {
 	hot := make(map[string]struct{})
 	for _, c := range h.ss.Top(0) {
 		if c.Count-c.Err >= h.threshold {
@@ -62,7 +62,7 @@ func (h *HotKeys) rotate() {
 
 // Hot lists the keys hot at the end of the last window and those already
 // hot in this one.
-func (h *HotKeys) Hot() []string {
+func (h *hotKeys) Hot() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	seen := map[string]bool{}

@@ -7,7 +7,7 @@ import (
 
 func TestHotKeys(t *testing.T) {
 	t0 := time.Unix(100, 0)
-	h := NewHotKeys(8, 10, time.Second)
+	h := newHotKeys(8, 10, time.Second)
 	for i := range 9 {
 		if h.Observe("p1/a", t0) {
 			t.Fatalf("request %d: hot before the threshold", i+1)

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 )
 
 func jsonBody(v any) ([]byte, error) {
@@ -30,9 +30,9 @@ func newLogger(w io.Writer, target string) *slog.Logger {
 // and --read-capacity, --byte-capacity, --write-capacity (per second; 0 is
 // unlimited).
 func StoreMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := platform.DefaultConfig()
+	cfg := server.DefaultFlags()
 	parts, rows, valueBytes := 200, 200, 1024
-	var c Capacity
+	var c capacity
 	var serviceTime time.Duration
 	fs := flag.NewFlagSet("chaosrun serve kvstore", flag.ContinueOnError)
 	cfg.Register(fs)
@@ -43,7 +43,7 @@ func StoreMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Float64Var(&c.BytesPerSec, "byte-capacity", 0, "value bytes read or written per second this shard serves; 0 is unlimited")
 	fs.DurationVar(&serviceTime, "service-time", 0, "simulated work per admitted read, holding a worker")
 	fs.Float64Var(&c.WritesPerSec, "write-capacity", 0, "writes per second this shard serves; 0 is unlimited")
-	if err := platform.ParseFlags(fs, args, stderr); err != nil {
+	if err := server.ParseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := cfg.Validate(); err != nil {
@@ -53,10 +53,10 @@ func StoreMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("%s: --partitions, --rows, --value-bytes and the capacities must not be negative", fs.Name())
 	}
 	log := newLogger(stderr, "kvstore")
-	st := NewStore()
+	st := newStore()
 	st.Seed(parts, rows, valueBytes)
-	srv := platform.NewServer("kvstore", cfg.ServerConfig(), platform.NewMetrics(), log)
-	(&StoreAPI{Store: st, Throttle: NewThrottle(c), ServiceTime: serviceTime}).Register(srv)
+	srv := server.New("kvstore", cfg.Config(), server.NewMetrics(), log)
+	(&storeAPI{Store: st, Throttle: newThrottle(c), ServiceTime: serviceTime}).Register(srv)
 	log.Info("kvstore configured", "partitions", parts, "rows", rows, "value_bytes", valueBytes,
 		"service_time", serviceTime, "read_capacity", c.ReadsPerSec, "byte_capacity", c.BytesPerSec, "write_capacity", c.WritesPerSec)
 	return srv.Run(ctx, stdout)
@@ -67,20 +67,20 @@ func StoreMain(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // Flags: the platform's plus the switches --ru, --tiers, --hotkeys,
 // --shard-breakers (on|off) and their tuning; see --help.
 func DispatcherMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg := platform.DefaultConfig()
-	dc := DefaultDispatcherConfig()
+	cfg := server.DefaultFlags()
+	dc := defaultDispatcherConfig()
 	fs := flag.NewFlagSet("chaosrun serve kvdispatcher", flag.ContinueOnError)
 	cfg.Register(fs)
 	registerDispatcherFlags(fs, &dc)
-	if err := platform.ParseFlags(fs, args, stderr); err != nil {
+	if err := server.ParseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := cfg.Validate("kvstore"); err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
 	log := newLogger(stderr, "kvdispatcher")
-	m := platform.NewMetrics()
-	shards, err := NewShardClients(dc, cfg.Deps["kvstore"], cfg.DepTimeout, m.Registry())
+	m := server.NewMetrics()
+	shards, err := newShardClients(dc, cfg.Deps["kvstore"], cfg.DepTimeout, m.Registry())
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
@@ -89,11 +89,11 @@ func DispatcherMain(ctx context.Context, args []string, stdout, stderr io.Writer
 			c.Close()
 		}
 	}()
-	d, err := NewDispatcher(dc, shards, cfg.DepTimeout, m, log)
+	d, err := newDispatcher(dc, shards, cfg.DepTimeout, m, log)
 	if err != nil {
 		return fmt.Errorf("%s: %w", fs.Name(), err)
 	}
-	srv := platform.NewServer("kvdispatcher", cfg.ServerConfig(), m, log)
+	srv := server.New("kvdispatcher", cfg.Config(), m, log)
 	d.Register(srv)
 	log.Info("kvdispatcher configured", "shards", len(shards), "ru", dc.RU, "tiers", dc.Tiers,
 		"hotkeys", dc.HotKeys, "shard_breakers", dc.ShardBreakers, "quota", dc.Quota, "dep_timeout", cfg.DepTimeout)
@@ -106,7 +106,7 @@ func DispatcherMain(ctx context.Context, args []string, stdout, stderr io.Writer
 	return err
 }
 
-func registerDispatcherFlags(fs *flag.FlagSet, dc *DispatcherConfig) {
+func registerDispatcherFlags(fs *flag.FlagSet, dc *dispatcherConfig) {
 	fs.Var((*onOff)(&dc.RU), "ru", "price requests in request units (on) or count them (off: a plain per-caller QPS limit)")
 	fs.Var((*onOff)(&dc.Tiers), "tiers", "raise the lower tiers' price as the latency ratio falls: on or off")
 	fs.Var((*onOff)(&dc.HotKeys), "hotkeys", "serve hot keys from a local cache with coalesced misses: on or off")

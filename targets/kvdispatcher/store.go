@@ -7,15 +7,15 @@ import (
 	"sync"
 )
 
-// Item is one row of a partition.
-type Item struct {
+// item is one row of a partition.
+type item struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
 }
 
-// Store is one shard's data: partitions of rows ordered by sort key, in
+// store is one shard's data: partitions of rows ordered by sort key, in
 // memory. Safe for concurrent use.
-type Store struct {
+type store struct {
 	mu    sync.RWMutex
 	parts map[string]*partition
 }
@@ -25,24 +25,24 @@ type partition struct {
 	vals map[string]string
 }
 
-// NewStore returns an empty store.
-func NewStore() *Store { return &Store{parts: map[string]*partition{}} }
+// newStore returns an empty store.
+func newStore() *store { return &store{parts: map[string]*partition{}} }
 
-// SeedKey is the sort key of row i of a seeded partition.
-func SeedKey(i int) string { return fmt.Sprintf("r%05d", i) }
+// seedKey is the sort key of row i of a seeded partition.
+func seedKey(i int) string { return fmt.Sprintf("r%05d", i) }
 
-// SeedPartition is the partition key of seeded partition i.
-func SeedPartition(i int) string { return fmt.Sprintf("p%d", i) }
+// seedPartition is the partition key of seeded partition i.
+func seedPartition(i int) string { return fmt.Sprintf("p%d", i) }
 
 // Seed fills partitions p0..p(parts-1), each with rows r00000.. of
 // valueBytes bytes. Every shard seeds the same data; the dispatcher only
 // asks each shard for its own partitions.
-func (s *Store) Seed(parts, rows, valueBytes int) {
+func (s *store) Seed(parts, rows, valueBytes int) {
 	for p := range parts {
-		pk := SeedPartition(p)
+		pk := seedPartition(p)
 		pt := &partition{keys: make([]string, rows), vals: make(map[string]string, rows)}
 		for r := range rows {
-			sk := SeedKey(r)
+			sk := seedKey(r)
 			pt.keys[r] = sk
 			pt.vals[sk] = seedValue(pk+"/"+sk, valueBytes)
 		}
@@ -61,7 +61,7 @@ func seedValue(key string, n int) string {
 }
 
 // Get returns the value of pk/sk.
-func (s *Store) Get(pk, sk string) (string, bool) {
+func (s *store) Get(pk, sk string) (string, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	pt, ok := s.parts[pk]
@@ -74,7 +74,7 @@ func (s *Store) Get(pk, sk string) (string, bool) {
 
 // Scan returns up to limit rows of pk with sort key ≥ from, in order, and
 // the bytes of their values.
-func (s *Store) Scan(pk, from string, limit int) ([]Item, int) {
+func (s *store) Scan(pk, from string, limit int) ([]item, int) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	pt, ok := s.parts[pk]
@@ -82,18 +82,18 @@ func (s *Store) Scan(pk, from string, limit int) ([]Item, int) {
 		return nil, 0
 	}
 	i := sort.SearchStrings(pt.keys, from)
-	var out []Item
+	var out []item
 	n := 0
 	for ; i < len(pt.keys) && len(out) < limit; i++ {
 		v := pt.vals[pt.keys[i]]
-		out = append(out, Item{Key: pt.keys[i], Value: v})
+		out = append(out, item{Key: pt.keys[i], Value: v})
 		n += len(v)
 	}
 	return out, n
 }
 
 // Put writes rows into partition pk.
-func (s *Store) Put(pk string, items ...Item) {
+func (s *store) Put(pk string, items ...item) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pt, ok := s.parts[pk]

@@ -7,46 +7,47 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/server"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// ReasonThrottled is the reject reason of a shard over its capacity (429).
-const ReasonThrottled = "throttled"
+// reasonThrottled is the reject reason of a shard over its capacity (429).
+const reasonThrottled = "throttled"
 
 // Wire types shared by the shard and the dispatcher APIs.
 type (
-	// GetAnswer is the answer to GET /kv/{pk}/{sk}.
-	GetAnswer struct {
+	// getAnswer is the answer to GET /kv/{pk}/{sk}.
+	getAnswer struct {
 		Key   string `json:"key"`
 		Value string `json:"value"`
 	}
-	// ScanAnswer is the answer to GET /scan/{pk}?from=SK&limit=N.
-	ScanAnswer struct {
-		Items []Item `json:"items"`
+	// scanAnswer is the answer to GET /scan/{pk}?from=SK&limit=N.
+	scanAnswer struct {
+		Items []item `json:"items"`
 		Bytes int    `json:"bytes"`
 	}
-	// PutRequest is the body of PUT /kv/{pk}/{sk}.
-	PutRequest struct {
+	// putRequest is the body of PUT /kv/{pk}/{sk}.
+	putRequest struct {
 		Value string `json:"value"`
 	}
-	// BulkRequest is the body of POST /bulk/{pk}.
-	BulkRequest struct {
-		Items []Item `json:"items"`
+	// bulkRequest is the body of POST /bulk/{pk}.
+	bulkRequest struct {
+		Items []item `json:"items"`
 	}
-	// WriteAnswer is the answer to a write.
-	WriteAnswer struct {
+	// writeAnswer is the answer to a write.
+	writeAnswer struct {
 		Written int `json:"written"`
 		Bytes   int `json:"bytes"`
 	}
 )
 
-// MaxScan is the most rows one scan returns.
-const MaxScan = 1000
+// maxScan is the most rows one scan returns.
+const maxScan = 1000
 
-// StoreAPI serves one shard over HTTP.
-type StoreAPI struct {
-	Store    *Store
-	Throttle *Throttle
+// storeAPI serves one shard over HTTP.
+type storeAPI struct {
+	Store    *store
+	Throttle *throttle
 	Now      func() time.Time
 	// ServiceTime is simulated work per admitted read (holding a worker).
 	ServiceTime time.Duration
@@ -56,7 +57,7 @@ type StoreAPI struct {
 }
 
 // Register adds the shard's routes and series to srv.
-func (a *StoreAPI) Register(srv *platform.Server) {
+func (a *storeAPI) Register(srv *server.Server) {
 	if a.Now == nil {
 		a.Now = time.Now
 	}
@@ -73,14 +74,14 @@ func (a *StoreAPI) Register(srv *platform.Server) {
 	srv.HandleFunc("POST /bulk/{pk}", a.bulk)
 }
 
-func (a *StoreAPI) throttle(w http.ResponseWriter, budget string) {
+func (a *storeAPI) throttle(w http.ResponseWriter, budget string) {
 	a.throttled.WithLabelValues(budget).Inc()
-	w.Header().Set(platform.RejectHeader, ReasonThrottled)
-	platform.WriteError(w, http.StatusTooManyRequests, ReasonThrottled,
+	w.Header().Set(platform.RejectHeader, reasonThrottled)
+	platform.WriteError(w, http.StatusTooManyRequests, reasonThrottled,
 		fmt.Sprintf("kvstore: shard over its %s capacity", budget))
 }
 
-func (a *StoreAPI) get(w http.ResponseWriter, r *http.Request) {
+func (a *storeAPI) get(w http.ResponseWriter, r *http.Request) {
 	if ok, budget := a.Throttle.AdmitRead(a.Now()); !ok {
 		a.throttle(w, budget)
 		return
@@ -94,10 +95,10 @@ func (a *StoreAPI) get(w http.ResponseWriter, r *http.Request) {
 	}
 	a.Throttle.ChargeBytes(a.Now(), len(v))
 	a.bytesRead.Add(float64(len(v)))
-	platform.WriteJSON(w, http.StatusOK, GetAnswer{Key: pk + "/" + sk, Value: v})
+	platform.WriteJSON(w, http.StatusOK, getAnswer{Key: pk + "/" + sk, Value: v})
 }
 
-func (a *StoreAPI) scan(w http.ResponseWriter, r *http.Request) {
+func (a *storeAPI) scan(w http.ResponseWriter, r *http.Request) {
 	limit, err := scanLimit(r)
 	if err != nil {
 		platform.WriteError(w, http.StatusBadRequest, "bad-request", "kvstore: "+err.Error())
@@ -112,12 +113,12 @@ func (a *StoreAPI) scan(w http.ResponseWriter, r *http.Request) {
 	a.Throttle.ChargeBytes(a.Now(), n)
 	a.bytesRead.Add(float64(n))
 	if items == nil {
-		items = []Item{}
+		items = []item{}
 	}
-	platform.WriteJSON(w, http.StatusOK, ScanAnswer{Items: items, Bytes: n})
+	platform.WriteJSON(w, http.StatusOK, scanAnswer{Items: items, Bytes: n})
 }
 
-func (a *StoreAPI) work() {
+func (a *storeAPI) work() {
 	if a.ServiceTime > 0 {
 		time.Sleep(a.ServiceTime)
 	}
@@ -130,14 +131,14 @@ func scanLimit(r *http.Request) (int, error) {
 		return 100, nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > MaxScan {
-		return 0, fmt.Errorf("limit %q: want a whole number in 1..%d", s, MaxScan)
+	if err != nil || n < 1 || n > maxScan {
+		return 0, fmt.Errorf("limit %q: want a whole number in 1..%d", s, maxScan)
 	}
 	return n, nil
 }
 
-func (a *StoreAPI) put(w http.ResponseWriter, r *http.Request) {
-	var req PutRequest
+func (a *storeAPI) put(w http.ResponseWriter, r *http.Request) {
+	var req putRequest
 	if err := platform.DecodeJSON(w, r, &req); err != nil {
 		platform.WriteError(w, http.StatusBadRequest, "bad-request", "kvstore: "+err.Error())
 		return
@@ -146,12 +147,12 @@ func (a *StoreAPI) put(w http.ResponseWriter, r *http.Request) {
 		a.throttle(w, budget)
 		return
 	}
-	a.Store.Put(r.PathValue("pk"), Item{Key: r.PathValue("sk"), Value: req.Value})
-	platform.WriteJSON(w, http.StatusOK, WriteAnswer{Written: 1, Bytes: len(req.Value)})
+	a.Store.Put(r.PathValue("pk"), item{Key: r.PathValue("sk"), Value: req.Value})
+	platform.WriteJSON(w, http.StatusOK, writeAnswer{Written: 1, Bytes: len(req.Value)})
 }
 
-func (a *StoreAPI) bulk(w http.ResponseWriter, r *http.Request) {
-	var req BulkRequest
+func (a *storeAPI) bulk(w http.ResponseWriter, r *http.Request) {
+	var req bulkRequest
 	if err := platform.DecodeJSON(w, r, &req); err != nil {
 		platform.WriteError(w, http.StatusBadRequest, "bad-request", "kvstore: "+err.Error())
 		return
@@ -169,5 +170,5 @@ func (a *StoreAPI) bulk(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.Store.Put(r.PathValue("pk"), req.Items...)
-	platform.WriteJSON(w, http.StatusOK, WriteAnswer{Written: len(req.Items), Bytes: n})
+	platform.WriteJSON(w, http.StatusOK, writeAnswer{Written: len(req.Items), Bytes: n})
 }

@@ -7,52 +7,53 @@ import (
 	"sync/atomic"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
+	"github.com/chaosrun/chaosrun/targets/platform/stats"
 )
 
-// Tier is a request's criticality; a larger value is shed earlier.
-type Tier int
+// criticality is a request's criticality; a larger value is shed earlier.
+type criticality int
 
 // The tiers, from the one kept longest to the one shed first.
 const (
-	TierCritical Tier = iota
-	TierDefault
-	TierSheddable
+	tierCritical criticality = iota
+	tierDefault
+	tierSheddable
 	numTiers
 )
 
 var tierNames = [numTiers]string{platform.CriticalityCritical, platform.CriticalityDefault, platform.CriticalitySheddable}
 
-func (t Tier) String() string {
+func (t criticality) String() string {
 	if t >= 0 && t < numTiers {
 		return tierNames[t]
 	}
 	return fmt.Sprintf("tier(%d)", int(t))
 }
 
-// ParseTier reads an X-Criticality value; empty is the default tier.
-func ParseTier(s string) (Tier, error) {
+// parseTier reads an X-Criticality value; empty is the default tier.
+func parseTier(s string) (criticality, error) {
 	switch s {
 	case "", platform.CriticalityDefault:
-		return TierDefault, nil
+		return tierDefault, nil
 	case platform.CriticalityCritical:
-		return TierCritical, nil
+		return tierCritical, nil
 	case platform.CriticalitySheddable:
-		return TierSheddable, nil
+		return tierSheddable, nil
 	}
 	return 0, fmt.Errorf("%s %q: allowed: critical, default, sheddable", platform.HeaderCriticality, s)
 }
 
-// TierPolicy raises the RU price of the lowest tiers as the latency ratio
+// tierPolicy raises the RU price of the lowest tiers as the latency ratio
 // falls: below Thresholds[0] the sheddable tier pays Penalty times its price,
 // below Thresholds[1] the default tier too. The critical tier always pays
 // its price.
-type TierPolicy struct {
+type tierPolicy struct {
 	Thresholds [2]float64
 	Penalty    float64
 }
 
 // Validate checks 1 ≥ Thresholds[0] ≥ Thresholds[1] ≥ 0 and Penalty ≥ 1.
-func (p TierPolicy) Validate() error {
+func (p tierPolicy) Validate() error {
 	t := p.Thresholds
 	if !(t[0] <= 1 && t[0] >= t[1] && t[1] >= 0) {
 		return fmt.Errorf("tier thresholds %v, %v: want 1 ≥ sheddable ≥ default ≥ 0", t[0], t[1])
@@ -65,7 +66,7 @@ func (p TierPolicy) Validate() error {
 
 // Level is how many of the lowest tiers are penalised at ratio: 0, 1
 // (sheddable) or 2 (sheddable and default).
-func (p TierPolicy) Level(ratio float64) int {
+func (p tierPolicy) Level(ratio float64) int {
 	switch {
 	case ratio < p.Thresholds[1]:
 		return 2
@@ -76,29 +77,29 @@ func (p TierPolicy) Level(ratio float64) int {
 }
 
 // Multiplier is tier's price multiplier at level.
-func (p TierPolicy) Multiplier(level int, t Tier) float64 {
-	if t != TierCritical && int(numTiers-t) <= level {
+func (p tierPolicy) Multiplier(level int, t criticality) float64 {
+	if t != tierCritical && int(numTiers-t) <= level {
 		return p.Penalty
 	}
 	return 1
 }
 
-// LatencyRatio tracks long-term p95 / short-term p95 of backend latency with
+// latencyRatio tracks long-term p95 / short-term p95 of backend latency with
 // two P² estimators. Every window (Tick) the short-term one is read and reset.
 // The long-term estimator learns only from windows that were healthy (ratio
 // at or above Healthy), so a sustained fault does not become the new normal —
 // unless it lasts AdaptAfter windows, then it is learned too. Floor (in the
 // same unit as the samples) is added to both sides so that noise on a fast
 // backend does not read as a collapse. Safe for concurrent use.
-type LatencyRatio struct {
+type latencyRatio struct {
 	Healthy    float64
 	AdaptAfter int
 	MinSamples int
 	Floor      float64
 
 	mu        sync.Mutex
-	long      *platform.P2
-	short     *platform.P2
+	long      *stats.P2
+	short     *stats.P2
 	window    []float64 // this window's samples, for the long-term estimator
 	unhealthy int
 	ratio     atomic.Uint64 // float64 bits
@@ -107,12 +108,12 @@ type LatencyRatio struct {
 // maxWindowSamples bounds the samples kept per window.
 const maxWindowSamples = 8192
 
-// NewLatencyRatio returns a tracker of the q-quantile (e.g. 0.95) whose ratio
+// newLatencyRatio returns a tracker of the q-quantile (e.g. 0.95) whose ratio
 // starts at 1.
-func NewLatencyRatio(q, healthy, floor float64, minSamples, adaptAfter int) *LatencyRatio {
-	l := &LatencyRatio{
+func newLatencyRatio(q, healthy, floor float64, minSamples, adaptAfter int) *latencyRatio {
+	l := &latencyRatio{
 		Healthy: healthy, AdaptAfter: adaptAfter, MinSamples: max(minSamples, 5), Floor: floor,
-		long: platform.NewP2(q), short: platform.NewP2(q),
+		long: stats.NewP2(q), short: stats.NewP2(q),
 		window: make([]float64, 0, 1024),
 	}
 	l.ratio.Store(math.Float64bits(1))
@@ -120,7 +121,7 @@ func NewLatencyRatio(q, healthy, floor float64, minSamples, adaptAfter int) *Lat
 }
 
 // Observe records one latency sample.
-func (l *LatencyRatio) Observe(x float64) {
+func (l *latencyRatio) Observe(x float64) {
 	l.mu.Lock()
 	l.short.Add(x)
 	if len(l.window) < maxWindowSamples {
@@ -130,12 +131,12 @@ func (l *LatencyRatio) Observe(x float64) {
 }
 
 // Ratio is the ratio computed at the last Tick (1 until there is data).
-func (l *LatencyRatio) Ratio() float64 { return math.Float64frombits(l.ratio.Load()) }
+func (l *latencyRatio) Ratio() float64 { return math.Float64frombits(l.ratio.Load()) }
 
 // Tick ends a window: it computes the ratio, feeds the window to the
 // long-term estimator if due, resets the short-term one and returns the
 // ratio with the two quantiles.
-func (l *LatencyRatio) Tick() (ratio, long, short float64) {
+func (l *latencyRatio) Tick() (ratio, long, short float64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ratio = l.Ratio()
@@ -167,6 +168,6 @@ func (l *LatencyRatio) Tick() (ratio, long, short float64) {
 
 // Next is the level after a window at ratio when the last level was prev:
 // it rises at once and falls one step per window, so shedding does not flap.
-func (p TierPolicy) Next(prev int, ratio float64) int {
+func (p tierPolicy) Next(prev int, ratio float64) int {
 	return max(p.Level(ratio), prev-1)
 }

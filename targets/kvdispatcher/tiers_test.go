@@ -7,18 +7,18 @@ import (
 func TestParseTier(t *testing.T) {
 	tests := []struct {
 		in      string
-		want    Tier
+		want    criticality
 		wantErr bool
 	}{
-		{"", TierDefault, false},
-		{"default", TierDefault, false},
-		{"critical", TierCritical, false},
-		{"sheddable", TierSheddable, false},
+		{"", tierDefault, false},
+		{"default", tierDefault, false},
+		{"critical", tierCritical, false},
+		{"sheddable", tierSheddable, false},
 		{"CRITICAL", 0, true},
 		{"gold", 0, true},
 	}
 	for _, tt := range tests {
-		got, err := ParseTier(tt.in)
+		got, err := parseTier(tt.in)
 		if (err != nil) != tt.wantErr || (!tt.wantErr && got != tt.want) {
 			t.Errorf("ParseTier(%q) = %v, %v; want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
 		}
@@ -28,7 +28,7 @@ func TestParseTier(t *testing.T) {
 // As the ratio falls, the sheddable tier pays first, then the default tier
 // too; the critical tier never does.
 func TestTierSheddingOrder(t *testing.T) {
-	p := TierPolicy{Thresholds: [2]float64{0.6, 0.3}, Penalty: 50}
+	p := tierPolicy{Thresholds: [2]float64{0.6, 0.3}, Penalty: 50}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestTierSheddingOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		lv := p.Level(tt.ratio)
-		got := [3]float64{p.Multiplier(lv, TierCritical), p.Multiplier(lv, TierDefault), p.Multiplier(lv, TierSheddable)}
+		got := [3]float64{p.Multiplier(lv, tierCritical), p.Multiplier(lv, tierDefault), p.Multiplier(lv, tierSheddable)}
 		if lv != tt.level || got != [3]float64{tt.critical, tt.def, tt.shedder} {
 			t.Errorf("ratio %v: level %d multipliers %v; want %d %v", tt.ratio, lv, got, tt.level, [3]float64{tt.critical, tt.def, tt.shedder})
 		}
@@ -63,7 +63,7 @@ func TestTierSheddingOrder(t *testing.T) {
 			t.Fatalf("step %d (ratio %v): level %d, want %d", i, s.ratio, lv, s.want)
 		}
 	}
-	for _, bad := range []TierPolicy{
+	for _, bad := range []tierPolicy{
 		{Thresholds: [2]float64{0.3, 0.6}, Penalty: 2},
 		{Thresholds: [2]float64{1.5, 0.3}, Penalty: 2},
 		{Thresholds: [2]float64{0.6, 0.3}, Penalty: 0.5},
@@ -74,7 +74,7 @@ func TestTierSheddingOrder(t *testing.T) {
 	}
 }
 
-func window(l *LatencyRatio, ms float64, n int) float64 {
+func window(l *latencyRatio, ms float64, n int) float64 {
 	for range n {
 		l.Observe(ms)
 	}
@@ -83,7 +83,7 @@ func window(l *LatencyRatio, ms float64, n int) float64 {
 }
 
 func TestLatencyRatio(t *testing.T) {
-	l := NewLatencyRatio(0.95, 0.6, 0, 20, 3)
+	l := newLatencyRatio(0.95, 0.6, 0, 20, 3)
 	if r := l.Ratio(); r != 1 {
 		t.Fatalf("initial ratio %v, want 1", r)
 	}
@@ -111,7 +111,7 @@ func TestLatencyRatio(t *testing.T) {
 		t.Fatalf("after adapting: ratio %v, want ≥ 0.6", r)
 	}
 	// The floor hides noise on a fast backend.
-	f := NewLatencyRatio(0.95, 0.6, 2, 20, 3)
+	f := newLatencyRatio(0.95, 0.6, 2, 20, 3)
 	window(f, 0.2, 100)
 	window(f, 0.2, 100)
 	if r := window(f, 0.8, 100); r < 0.6 {

@@ -45,17 +45,6 @@ func WithCallerDeadline(ctx context.Context, at time.Time, enforce bool) (contex
 	return ctx, func() {}
 }
 
-// RemainingBudget is the time left before ctx's deadline (negative once past),
-// and false when ctx has none. This is the budget that is enforced: a client
-// sends it downstream in HeaderDeadline and never waits longer than it.
-func RemainingBudget(ctx context.Context) (time.Duration, bool) {
-	d, ok := ctx.Deadline()
-	if !ok {
-		return 0, false
-	}
-	return time.Until(d), true
-}
-
 // CallerBudget is the time left before the deadline the caller announced in
 // HeaderDeadline, enforced or not (with --deadlines off it is only recorded).
 // A client may forward it so that downstream servers can count wasted work.
@@ -66,13 +55,3 @@ func CallerBudget(ctx context.Context) (time.Duration, bool) {
 	}
 	return time.Until(cd.at), true
 }
-
-// callerDeadlineOf returns the caller's deadline recorded in ctx.
-func callerDeadlineOf(ctx context.Context) (callerDeadline, bool) {
-	cd, ok := ctx.Value(callerDeadlineKey{}).(callerDeadline)
-	return cd, ok
-}
-
-// Expired says whether work starting at now is past the deadline at (the
-// decision "fail before starting" with deadlines on, "wasted work" with them off).
-func Expired(at, now time.Time) bool { return !now.Before(at) }

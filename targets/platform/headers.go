@@ -41,8 +41,8 @@ const (
 	ReasonQueueFull = "queue-full"
 )
 
-// IsRejectReason says whether reason is one the platform puts in RejectHeader.
-func IsRejectReason(reason string) bool {
+// isRejectReason says whether reason is one the platform puts in RejectHeader.
+func isRejectReason(reason string) bool {
 	switch reason {
 	case ReasonBulkhead, ReasonQueueTimeout, ReasonDependencyTimeout, ReasonDependencyError,
 		ReasonCodel, ReasonBackpressure, ReasonQuota, ReasonDeadline, ReasonBreaker, ReasonQueueFull:
@@ -50,3 +50,7 @@ func IsRejectReason(reason string) bool {
 	}
 	return false
 }
+
+// AdminTokenEnv is the environment variable that gives a target's admin token
+// when its --admin-token flag is not set.
+const AdminTokenEnv = "CHAOSRUN_TOKEN"

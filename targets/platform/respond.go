@@ -38,7 +38,7 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 // WriteError writes a JSON ErrorBody; reasons that are rejections (see
 // IsRejectReason) also go in RejectHeader.
 func WriteError(w http.ResponseWriter, status int, reason, msg string) {
-	if IsRejectReason(reason) {
+	if isRejectReason(reason) {
 		w.Header().Set(RejectHeader, reason)
 	}
 	WriteJSON(w, status, ErrorBody{Error: msg, Reason: reason})
