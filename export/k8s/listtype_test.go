@@ -28,6 +28,10 @@ func listTypeVocab() *jsonschema.Vocabulary {
 	return &jsonschema.Vocabulary{URL: url, Schema: c.MustCompile(url), Compile: compileListType}
 }
 
+// listKeyDefaults is the keyword makeStrict adds to a list-type map
+// schema: the defaults of its keys, by key.
+const listKeyDefaults = "x-chaosrun-list-map-key-defaults"
+
 func compileListType(_ *jsonschema.CompilerContext, obj map[string]any) (jsonschema.SchemaExt, error) {
 	switch obj["x-kubernetes-list-type"] {
 	case "set":
@@ -37,7 +41,8 @@ func compileListType(_ *jsonschema.CompilerContext, obj map[string]any) (jsonsch
 		if len(keys) == 0 {
 			return nil, fmt.Errorf("x-kubernetes-list-type map without x-kubernetes-list-map-keys")
 		}
-		lt := listType{keys: make([]string, len(keys))}
+		defaults, _ := obj[listKeyDefaults].(map[string]any)
+		lt := listType{keys: make([]string, len(keys)), defaults: defaults}
 		for i, k := range keys {
 			lt.keys[i] = k.(string)
 		}
@@ -46,8 +51,12 @@ func compileListType(_ *jsonschema.CompilerContext, obj map[string]any) (jsonsch
 	return nil, nil
 }
 
-// listType is a compiled x-kubernetes-list-type: keys nil for a set.
-type listType struct{ keys []string }
+// listType is a compiled x-kubernetes-list-type: keys nil for a set;
+// defaults stand for keys an item leaves out.
+type listType struct {
+	keys     []string
+	defaults map[string]any
+}
 
 func (lt listType) Validate(ctx *jsonschema.ValidatorContext, v any) {
 	items, ok := v.([]any)
@@ -61,7 +70,11 @@ func (lt listType) Validate(ctx *jsonschema.ValidatorContext, v any) {
 			obj, _ := item.(map[string]any)
 			id := make([]any, len(lt.keys))
 			for j, k := range lt.keys {
-				id[j] = obj[k]
+				v, ok := obj[k]
+				if !ok {
+					v = lt.defaults[k]
+				}
+				id[j] = v
 			}
 			ids[i] = id
 		}
@@ -101,13 +114,13 @@ func TestStrictSchemaPieces(t *testing.T) {
 		"wrapped": {"allOf": [{"type": "object", "properties": {"a": {"type": "string"}}}], "default": {}},
 		"schemaLike": {"type": "object", "properties": {"properties": {"type": "object", "properties": {"x": {"type": "string"}}}}},
 		"ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["port", "protocol"],
-			"items": {"type": "object", "properties": {"port": {"type": "integer"}, "protocol": {"type": "string"}}}},
+			"items": {"type": "object", "properties": {"port": {"type": "integer"}, "protocol": {"type": "string", "default": "TCP"}}}},
 		"args": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}}}`
 	doc, err := yamlObject([]byte(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
-	closeObjects(doc)
+	makeStrict(doc, nil)
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft4)
 	c.RegisterVocabulary(listTypeVocab())
@@ -122,6 +135,7 @@ func TestStrictSchemaPieces(t *testing.T) {
 		{"unknown field inside allOf", `{"wrapped": {"b": 1}}`, "'b' not allowed"},
 		{"a property named properties is no keyword", `{"schemaLike": {"properties": {"x": "y", "z": 1}}}`, "'z' not allowed"},
 		{"same map keys", `{"ports": [{"port": 80, "protocol": "TCP"}, {"port": 80, "protocol": "TCP"}]}`, "items at 0 and 1 have the same port, protocol"},
+		{"same map keys, one by default", `{"ports": [{"port": 80}, {"port": 80, "protocol": "TCP"}]}`, "items at 0 and 1 have the same port, protocol"},
 		{"same set items", `{"args": ["a", "a"]}`, "items at 0 and 1 are equal"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

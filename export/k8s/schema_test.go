@@ -106,6 +106,11 @@ func TestSchemasRejectBrokenManifests(t *testing.T) {
 			c := container(o)
 			c["env"] = []any{map[string]any{"name": "A", "value": "1"}, map[string]any{"name": "A", "value": "2"}}
 		}, []string{"at '/spec/template/spec/containers/0/env'", "have the same name"}},
+		{"two Service ports on one port, one TCP by default", bank, "Service", func(o map[string]any) {
+			ports := path2(o, "spec", "ports").([]any)
+			dup := map[string]any{"name": "again", "port": path2(ports[0], "port")}
+			set(o, append(ports, dup), "spec", "ports")
+		}, []string{"at '/spec/ports'", "items at 0 and", "have the same port, protocol"}},
 		{"a Service port as a string", bank, "Service", func(o map[string]any) {
 			set(o, "8080", "spec", "ports", "0", "port")
 		}, []string{"at '/spec/ports/0/port'", "want integer"}},

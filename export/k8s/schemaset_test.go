@@ -93,7 +93,7 @@ func (s *schemaSet) addSpec(file, url string) error {
 		return errors.New("no components.schemas")
 	}
 	for name, sch := range schemas {
-		closeObjects(sch)
+		makeStrict(sch, schemas)
 		gvks, _ := sch.(map[string]any)["x-kubernetes-group-version-kind"].([]any)
 		for _, g := range gvks {
 			g, _ := g.(map[string]any)
@@ -126,7 +126,7 @@ func (s *schemaSet) addCRD(file, url string) error {
 		if group == "" || kind == "" || name == "" || sch == nil {
 			return fmt.Errorf("version %d: no group, kind, name or openAPIV3Schema", i)
 		}
-		closeObjects(sch)
+		makeStrict(sch, nil)
 		s.locs[group+"/"+name+" "+kind] = fmt.Sprintf("%s#/spec/versions/%d/schema/openAPIV3Schema", url, i)
 	}
 	return s.c.AddResource(url, doc)
@@ -213,10 +213,12 @@ func path2(v any, keys ...string) any {
 	return v
 }
 
-// closeObjects makes sch and every schema inside it strict (see
-// schemaSet). It follows the schema keywords only, so that a property
+// makeStrict makes sch and every schema inside it strict (see schemaSet),
+// and gives each list-type map schema the defaults of its keys (from the
+// item schema, inline or in defs), which the API server fills in before it
+// compares keys. It follows the schema keywords only, so that a property
 // named like a keyword is not mistaken for one.
-func closeObjects(sch any) {
+func makeStrict(sch any, defs map[string]any) {
 	s, ok := sch.(map[string]any)
 	if !ok {
 		return
@@ -230,18 +232,44 @@ func closeObjects(sch any) {
 	if hasProps && !hasAdditional && !preserve && !allOf && !anyOf && !oneOf {
 		s["additionalProperties"] = false
 	}
+	if keys, ok := s["x-kubernetes-list-map-keys"].([]any); ok {
+		if d := keyDefaults(s["items"], keys, defs); len(d) > 0 {
+			s[listKeyDefaults] = d
+		}
+	}
 	for _, p := range props {
-		closeObjects(p)
+		makeStrict(p, defs)
 	}
 	for _, k := range []string{"items", "additionalProperties", "not"} {
-		closeObjects(s[k])
+		makeStrict(s[k], defs)
 	}
 	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
 		list, _ := s[k].([]any)
 		for _, x := range list {
-			closeObjects(x)
+			makeStrict(x, defs)
 		}
 	}
+}
+
+// keyDefaults returns the default of each key property of a list's item
+// schema that has one.
+func keyDefaults(items any, keys []any, defs map[string]any) map[string]any {
+	ref, _ := path2(items, "$ref").(string)
+	if wrapped, _ := path2(items, "allOf").([]any); ref == "" && len(wrapped) == 1 {
+		ref, _ = path2(wrapped[0], "$ref").(string)
+	}
+	if name, ok := strings.CutPrefix(ref, "#/components/schemas/"); ok {
+		items = defs[name]
+	}
+	out := map[string]any{}
+	for _, k := range keys {
+		k, _ := k.(string)
+		prop, _ := path2(items, "properties", k).(map[string]any)
+		if d, ok := prop["default"]; ok {
+			out[k] = d
+		}
+	}
+	return out
 }
 
 // k8sFormats asserts the OpenAPI formats Kubernetes uses that JSON Schema
