@@ -56,11 +56,11 @@ func TestCatalogManifestsMatchSchemas(t *testing.T) {
 	}
 	kinds := map[string]bool{}
 	for _, f := range files {
+		sc, o := load(t, filepath.Base(f))
+		if hostFaults(sc) {
+			continue // the export refuses it (TestCatalogRoundTrip)
+		}
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			sc, o := load(t, filepath.Base(f))
-			if hostFaults(sc) {
-				t.Skip("host faults: the export refuses the scenario (TestCatalogRoundTrip)")
-			}
 			o.Parallelism, o.Namespace = 3, "load-tests"
 			o.ResultsAddr, o.ResultsToken, o.ResultsCA = "harness.example:7000", "r", []byte(testCA)
 			doc := export(t, sc, o)
