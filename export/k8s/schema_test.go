@@ -50,17 +50,20 @@ func TestGoldenManifestsMatchSchemas(t *testing.T) {
 // document against its schema.
 func TestCatalogManifestsMatchSchemas(t *testing.T) {
 	s := mustSchemas(t)
-	files, err := filepath.Glob(filepath.Join("..", "..", "scenarios", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no catalog: %v", err)
+	root := filepath.Join("..", "..", "scenarios")
+	files, err := filepath.Glob(filepath.Join(root, "*.yaml"))
+	k6, err2 := filepath.Glob(filepath.Join(root, "k6", "*.yaml"))
+	if err != nil || err2 != nil || len(files) == 0 || len(k6) == 0 {
+		t.Fatalf("no catalog: %v %v", err, err2)
 	}
 	kinds := map[string]bool{}
-	for _, f := range files {
-		sc, o := load(t, filepath.Base(f))
+	for _, f := range append(files, k6...) {
+		name, _ := filepath.Rel(root, f)
+		sc, o := load(t, name)
 		if hostFaults(sc) {
 			continue // the export refuses it (TestCatalogRoundTrip)
 		}
-		t.Run(filepath.Base(f), func(t *testing.T) {
+		t.Run(name, func(t *testing.T) {
 			o.Parallelism, o.Namespace = 3, "load-tests"
 			o.ResultsAddr, o.ResultsToken, o.ResultsCA = "harness.example:7000", "r", []byte(testCA)
 			doc := export(t, sc, o)
@@ -69,7 +72,7 @@ func TestCatalogManifestsMatchSchemas(t *testing.T) {
 			}
 			for _, d := range splitDocs(doc) {
 				obj, _ := yamlObject(d)
-				kinds[path2(obj, "kind").(string)] = true
+				kinds[dig(obj, "kind").(string)] = true
 			}
 		})
 	}
@@ -107,8 +110,8 @@ func TestSchemasRejectBrokenManifests(t *testing.T) {
 			c["env"] = []any{map[string]any{"name": "A", "value": "1"}, map[string]any{"name": "A", "value": "2"}}
 		}, []string{"at '/spec/template/spec/containers/0/env'", "have the same name"}},
 		{"two Service ports on one port, one TCP by default", bank, "Service", func(o map[string]any) {
-			ports := path2(o, "spec", "ports").([]any)
-			dup := map[string]any{"name": "again", "port": path2(ports[0], "port")}
+			ports := dig(o, "spec", "ports").([]any)
+			dup := map[string]any{"name": "again", "port": dig(ports[0], "port")}
 			set(o, append(ports, dup), "spec", "ports")
 		}, []string{"at '/spec/ports'", "items at 0 and", "have the same port, protocol"}},
 		{"a Service port as a string", bank, "Service", func(o map[string]any) {
@@ -132,7 +135,7 @@ func TestSchemasRejectBrokenManifests(t *testing.T) {
 		{"an unknown TestRun field", kv, TestRunKind, func(o map[string]any) { set(o, json.Number("2"), "spec", "paralelism") },
 			[]string{"at '/spec'", "'paralelism' not allowed"}},
 		{"a TestRun runner env var without a name", kv, TestRunKind, func(o map[string]any) {
-			env := path2(o, "spec", "runner", "env").([]any)
+			env := dig(o, "spec", "runner", "env").([]any)
 			delete(env[0].(map[string]any), "name")
 		}, []string{"at '/spec/runner/env/0'", "missing property 'name'"}},
 		{"an unknown kind", bank, "Deployment", func(o map[string]any) { o["kind"] = "Deploymnet" },
@@ -233,7 +236,7 @@ func firstOf(t *testing.T, docs []map[string]any, kind string) map[string]any {
 }
 
 func container(o map[string]any) map[string]any {
-	return path2(o, "spec", "template", "spec", "containers").([]any)[0].(map[string]any)
+	return dig(o, "spec", "template", "spec", "containers").([]any)[0].(map[string]any)
 }
 
 // set sets the value at a path of map keys and list indexes.

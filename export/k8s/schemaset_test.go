@@ -88,7 +88,7 @@ func (s *schemaSet) addSpec(file, url string) error {
 	if err != nil {
 		return err
 	}
-	schemas, _ := path2(doc, "components", "schemas").(map[string]any)
+	schemas, _ := dig(doc, "components", "schemas").(map[string]any)
 	if len(schemas) == 0 {
 		return errors.New("no components.schemas")
 	}
@@ -114,15 +114,15 @@ func (s *schemaSet) addCRD(file, url string) error {
 	if err != nil {
 		return err
 	}
-	if k, _ := path2(doc, "kind").(string); k != "CustomResourceDefinition" {
+	if k, _ := dig(doc, "kind").(string); k != "CustomResourceDefinition" {
 		return fmt.Errorf("kind %q, want a CustomResourceDefinition", k)
 	}
-	group, _ := path2(doc, "spec", "group").(string)
-	kind, _ := path2(doc, "spec", "names", "kind").(string)
-	versions, _ := path2(doc, "spec", "versions").([]any)
+	group, _ := dig(doc, "spec", "group").(string)
+	kind, _ := dig(doc, "spec", "names", "kind").(string)
+	versions, _ := dig(doc, "spec", "versions").([]any)
 	for i, v := range versions {
-		name, _ := path2(v, "name").(string)
-		sch := path2(v, "schema", "openAPIV3Schema")
+		name, _ := dig(v, "name").(string)
+		sch := dig(v, "schema", "openAPIV3Schema")
 		if group == "" || kind == "" || name == "" || sch == nil {
 			return fmt.Errorf("version %d: no group, kind, name or openAPIV3Schema", i)
 		}
@@ -153,8 +153,8 @@ func (s *schemaSet) schema(apiVersion, kind string) (*jsonschema.Schema, error) 
 // validate checks one decoded object (JSON numbers as json.Number)
 // against the schema of its apiVersion and kind.
 func (s *schemaSet) validate(obj any) error {
-	apiVersion, _ := path2(obj, "apiVersion").(string)
-	kind, _ := path2(obj, "kind").(string)
+	apiVersion, _ := dig(obj, "apiVersion").(string)
+	kind, _ := dig(obj, "kind").(string)
 	sch, err := s.schema(apiVersion, kind)
 	if err != nil {
 		return err
@@ -172,8 +172,8 @@ func (s *schemaSet) validateStream(data []byte) error {
 			err = s.validate(obj)
 		}
 		if err != nil {
-			kind, _ := path2(obj, "kind").(string)
-			name, _ := path2(obj, "metadata", "name").(string)
+			kind, _ := dig(obj, "kind").(string)
+			name, _ := dig(obj, "metadata", "name").(string)
 			errs = append(errs, fmt.Errorf("document %d (%s %s): %w", i+1, kind, name, err))
 		}
 	}
@@ -201,8 +201,8 @@ func readJSON(file string, isYAML bool) (any, error) {
 	return jsonschema.UnmarshalJSON(bytes.NewReader(b))
 }
 
-// path2 walks maps by key; nil when a step is missing.
-func path2(v any, keys ...string) any {
+// dig walks nested maps by key; nil when a step is missing.
+func dig(v any, keys ...string) any {
 	for _, k := range keys {
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -254,9 +254,9 @@ func makeStrict(sch any, defs map[string]any) {
 // keyDefaults returns the default of each key property of a list's item
 // schema that has one.
 func keyDefaults(items any, keys []any, defs map[string]any) map[string]any {
-	ref, _ := path2(items, "$ref").(string)
-	if wrapped, _ := path2(items, "allOf").([]any); ref == "" && len(wrapped) == 1 {
-		ref, _ = path2(wrapped[0], "$ref").(string)
+	ref, _ := dig(items, "$ref").(string)
+	if wrapped, _ := dig(items, "allOf").([]any); ref == "" && len(wrapped) == 1 {
+		ref, _ = dig(wrapped[0], "$ref").(string)
 	}
 	if name, ok := strings.CutPrefix(ref, "#/components/schemas/"); ok {
 		items = defs[name]
@@ -264,7 +264,7 @@ func keyDefaults(items any, keys []any, defs map[string]any) map[string]any {
 	out := map[string]any{}
 	for _, k := range keys {
 		k, _ := k.(string)
-		prop, _ := path2(items, "properties", k).(map[string]any)
+		prop, _ := dig(items, "properties", k).(map[string]any)
 		if d, ok := prop["default"]; ok {
 			out[k] = d
 		}
