@@ -13,12 +13,12 @@ import (
 )
 
 // TestScenariosAB runs each kv scenario on the local testbed with the real
-// chaosrun binary, k6 and Toxiproxy, twice: with its protection on it must
-// pass (exit 0), with it off it must breach (exit 1) on every assertion.
-// About 5 minutes; not run with -short.
+// chaosrun binary (its native load engine) and Toxiproxy, twice: with its
+// protection on it must pass (exit 0), with it off it must breach (exit 1)
+// on every assertion named. About 6 minutes; not run with -short.
 func TestScenariosAB(t *testing.T) {
 	if testing.Short() {
-		t.Skip("end-to-end runs (real k6, Toxiproxy and targets); not run with -short")
+		t.Skip("end-to-end runs (real load, Toxiproxy and targets); not run with -short")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -85,7 +85,7 @@ func runChaosrun(t *testing.T, root, bin string, args ...string) (int, string) {
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(4 * time.Minute): // a cold k6 build is ~200 s
+	case <-time.After(4 * time.Minute):
 		_ = cmd.Process.Signal(os.Interrupt)
 		err = <-done
 		t.Fatalf("chaosrun %v: still running after 4 min\n%s", args, out.String())
