@@ -133,19 +133,34 @@ func (ab catalogAB) path() string {
 }
 
 // kvABs are kvdispatcher's scenarios; targets/kvdispatcher runs them on
-// the local testbed in full, the Docker test here in the same form.
+// the local testbed with the same short profiles (20 s of load, faults and
+// the flood from 5 s for 8 s), the Docker test here in the same form.
 var kvABs = []catalogAB{
-	{scenario: "kv-scan-quota", off: []string{"kvdispatcher.ru=off"}, breached: "point-readers-unharmed"},
-	{scenario: "kv-slow-partition", off: []string{"kvdispatcher.shard-breakers=off"}, breached: "other-shards-available"},
-	{scenario: "kv-hot-key-flood", off: []string{"kvdispatcher.hotkeys=off"}, breached: "flood-reaches-storage-as-a-trickle"},
-	{scenario: "kv-tier-shedding", off: []string{"kvdispatcher.tiers=off"}, breached: "critical-tier-up"},
+	{scenario: "kv-scan-quota", short: kvShort, off: []string{"kvdispatcher.ru=off"}, breached: "point-readers-unharmed"},
+	{scenario: "kv-slow-partition", short: kvShortFault("slow-shard0"), off: []string{"kvdispatcher.shard-breakers=off"},
+		breached: "other-shards-available"},
+	{scenario: "kv-hot-key-flood", short: kvShortFlood, off: []string{"kvdispatcher.hotkeys=off"}, breached: "flood-reaches-storage-as-a-trickle"},
+	{scenario: "kv-tier-shedding", short: kvShortFault("slow-shard0"), off: []string{"kvdispatcher.tiers=off"}, breached: "critical-tier-up"},
 }
 
 // kvK6Twins are kvdispatcher's scenarios on k6 (scenarios/k6): the same
 // claims as their native scenarios in kvABs, so that both engines split.
 var kvK6Twins = []catalogAB{
-	{scenario: "kv-hot-key-flood-k6", file: "scenarios/k6/kv-hot-key-flood.yaml", off: []string{"kvdispatcher.hotkeys=off"},
-		breached: "flood-reaches-storage-as-a-trickle"},
+	{scenario: "kv-hot-key-flood-k6", file: "scenarios/k6/kv-hot-key-flood.yaml",
+		short: append(kvShortFault("flood"), "workload.params.FLOOD_START=5s", "workload.params.FLOOD_DURATION=8s"),
+		off:   []string{"kvdispatcher.hotkeys=off"}, breached: "flood-reaches-storage-as-a-trickle"},
+}
+
+// The kv scenarios' short profiles: 20 s of load; a fault from 5 s for
+// 8 s, so that 5 s of baseline, the fault and 2 s after its 5 s settle
+// are judged.
+var (
+	kvShort      = []string{"workload.duration=20s"}
+	kvShortFlood = append(kvShortFault("flood"), "workload.streams.flood.arrival.start=5s", "workload.streams.flood.arrival.duration=8s")
+)
+
+func kvShortFault(fault string) []string {
+	return append(append([]string(nil), kvShort...), "faults."+fault+".start=5s", "faults."+fault+".duration=8s")
 }
 
 // TestK6TwinsMirrorNative checks that each k6 twin is its native
