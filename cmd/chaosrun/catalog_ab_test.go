@@ -12,7 +12,10 @@ import (
 // holds (exit 0); switched off it breaches (exit 1) on the named assertion.
 // Either way no money is lost and nothing of the run is left.
 type catalogAB struct {
-	scenario string   // file under scenarios/, without .yaml
+	scenario string // its name (the record's folder); file under scenarios/, without .yaml
+	// file is the scenario's path relative to the repository root; default
+	// scenarios/<scenario>.yaml.
+	file     string
 	short    []string // --set overrides that shorten the run for CI
 	off      []string // --set overrides that switch the protection off
 	breached string   // an assertion that must fail with the protection off
@@ -51,7 +54,11 @@ func runCatalogAB(t *testing.T, testbed string, ab catalogAB, left func(pid int)
 			for _, s := range arm.sets {
 				args = append(args, "--set", s)
 			}
-			args = append(args, filepath.Join("scenarios", ab.scenario+".yaml"))
+			file := ab.file
+			if file == "" {
+				file = filepath.Join("scenarios", ab.scenario+".yaml")
+			}
+			args = append(args, file)
 			res := runChaosrun(t, 5*time.Minute, args...)
 			t.Logf("chaosrun run %s:\n%s", strings.Join(args, " "), res.stdout)
 			if res.code != arm.wantCode {
