@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -168,7 +169,7 @@ func kvShortFault(fault string) []string {
 // and load duration, so that an A/B split on either engine proves the same
 // claim.
 func TestK6TwinsMirrorNative(t *testing.T) {
-	for _, ab := range kvK6Twins {
+	for _, ab := range slices.Concat(k6TwinABs, kvK6Twins) {
 		t.Run(ab.scenario, func(t *testing.T) {
 			twin, err := scenario.Load(filepath.Join("..", "..", ab.path()), scenario.Options{})
 			if err != nil {
