@@ -88,7 +88,7 @@ func TestCatalogManifestsMatchSchemas(t *testing.T) {
 func TestSchemasRejectBrokenManifests(t *testing.T) {
 	s := mustSchemas(t)
 	bank := exportDocs(t, "bank-slow-vault.yaml")
-	kv := exportDocs(t, "kv-slow-partition.yaml")
+	kv := exportDocs(t, "k6/kv-hot-key-flood.yaml") // a k6 workload: its load is a TestRun
 	tests := []struct {
 		name    string
 		docs    []map[string]any
