@@ -12,7 +12,7 @@ var k6TwinABs = []catalogAB{
 	{
 		scenario: "bank-overload-k6",
 		file:     "scenarios/k6/bank-overload.yaml",
-		short:    []string{"workload.duration=20s"},
+		short:    []string{"workload.duration=14s"},
 		off:      []string{"ledger.queue=fifo"},
 		breached: "goodput-near-capacity",
 		offBelow: 50, // FIFO: goodput under 50% of the ~100/s capacity
@@ -20,7 +20,7 @@ var k6TwinABs = []catalogAB{
 	{
 		scenario:   "bank-retry-storm-k6",
 		file:       "scenarios/k6/bank-retry-storm.yaml",
-		short:      []string{"workload.duration=32s", "faults.slow-ledger.start=8s", "faults.slow-ledger.duration=10s"},
+		short:      []string{"workload.duration=26s", "faults.slow-ledger.start=5s", "faults.slow-ledger.duration=8s"},
 		off:        []string{"bank.retry-mode=naive"},
 		breached:   "amplification",
 		moneyCheck: true,
