@@ -37,6 +37,7 @@ var sectionNames = []string{"loadgen", "ingest", "accuracy", "faults", "targets"
 // config is the bench's flags.
 type config struct {
 	only        []string
+	arms        string
 	step        time.Duration
 	searchSteps int
 	benchtime   string
@@ -82,6 +83,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var cfg config
 	only := fs.String("only", "", "comma-separated sections to run (default all: "+strings.Join(sectionNames, ",")+")")
+	fs.StringVar(&cfg.arms, "arms", "", "load generation: comma-separated arms to search (a,b,c,d plain k6, k6 with the output, k6 with JSON, vegeta; f,g native bare and smart); default all, for trying one engine")
 	fs.DurationVar(&cfg.step, "step", 4*time.Second, "load duration of each rate-search step")
 	fs.IntVar(&cfg.searchSteps, "search-steps", 9, "most steps of each rate search")
 	fs.StringVar(&cfg.benchtime, "benchtime", "200ms", "-benchtime of the Go micro-benchmarks")
@@ -261,7 +263,7 @@ func (b *bench) setup(ctx context.Context) error {
 		b.tools["vegeta"] = modVersion(filepath.Join(mod, "go.mod"), "github.com/tsenart/vegeta/v12")
 		b.tools["benchstat"] = modVersion(filepath.Join(mod, "go.mod"), "golang.org/x/perf")
 	}
-	if need("faults", "targets", "verdict") {
+	if need("loadgen", "accuracy", "faults", "targets", "verdict") {
 		b.logf("chaosrun binary")
 		b.chaosrun = filepath.Join(b.tmp, "chaosrun")
 		t0 := time.Now()

@@ -39,6 +39,10 @@ type Options struct {
 	Transport http.RoundTripper
 	// FlushEvery is how often finished windows are written; default 250 ms.
 	FlushEvery time.Duration
+	// Tap, when set, sees each HTTP request's duration exactly as it goes
+	// into the windows' histograms (on the collector's goroutine): what
+	// checks of the histograms' quantiles compare with.
+	Tap func(stream string, status int, d time.Duration)
 }
 
 // Summary is what a run did.
@@ -137,6 +141,7 @@ func newEngine(spec Spec, shard Shard, out Output, opts Options) (*engine, error
 		e.rt = e.ownsRT
 	}
 	e.col = newCollector(e.lanes, out)
+	e.col.tap = opts.Tap
 	e.recs = append(e.recs, e.drops)
 	return e, nil
 }
