@@ -117,7 +117,8 @@ type engine struct {
 	grace   time.Duration
 	drops   *recorder
 	rt      http.RoundTripper
-	ownsRT  *http.Transport
+	// fast sends when Options.Transport is not set.
+	fast *fastClients
 }
 
 func newEngine(spec Spec, shard Shard, out Output, opts Options) (*engine, error) {
@@ -137,8 +138,11 @@ func newEngine(spec Spec, shard Shard, out Output, opts Options) (*engine, error
 	}
 	e.rt = opts.Transport
 	if e.rt == nil {
-		e.ownsRT = Transport(spec.connections(shard.Count))
-		e.rt = e.ownsRT
+		var wait time.Duration
+		for i := range spec.Streams {
+			wait = max(wait, spec.Streams[i].Timeout)
+		}
+		e.fast = newFastClients(e.lanes, spec.connections(shard.Count), wait)
 	}
 	e.col = newCollector(e.lanes, out)
 	e.col.tap = opts.Tap
@@ -175,12 +179,15 @@ func (e *engine) run(ctx context.Context) (Summary, error) {
 	case <-finished:
 	case <-time.After(e.grace):
 		cancelReqs() // requests still out are cut off and not counted
+		if e.fast != nil {
+			e.fast.cutAll()
+		}
 		<-finished
 	}
 	close(stopCol)
 	<-colDone
-	if e.ownsRT != nil {
-		e.ownsRT.CloseIdleConnections()
+	if e.fast != nil {
+		e.fast.cutAll()
 	}
 	sum := Summary{Start: e.start, End: time.Now(), Lost: e.col.lost}
 	err := errors.Join(e.col.writeErr, e.col.out.End(e.col.lost))
