@@ -98,6 +98,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.machine, "machine", "", "machine description for the results (default: cores, memory and OS found here)")
 	render := fs.String("render", "", "print a saved results.json instead of running")
 	markdown := fs.Bool("markdown", false, "with -render: print the README's Markdown table")
+	merge := fs.String("merge", "", "put the sections of a saved partial run (e.g. bench/results-partial.json) into -o (default bench/results.json) in place of theirs, noting where they came from")
 	serve := fs.Bool("serve", false, "internal: run the bench's HTTP server")
 	ingestChild := fs.Int("ingest-child", 0, "internal: ingest N synthetic windows and print the cost as JSON")
 	ingestRate := fs.Int("ingest-rate", 4000, "internal: requests per second the synthetic windows hold")
@@ -114,6 +115,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return serveHTTP(ctx, stdout)
 	case *ingestChild > 0:
 		return ingestChildMain(ctx, *ingestChild, *ingestRate, stdout)
+	case *merge != "":
+		into := cfg.out
+		if into == "" {
+			into = "bench/results.json"
+		}
+		return mergeResults(into, *merge, stdout)
 	case *render != "":
 		res, err := Load(*render)
 		if err != nil {
