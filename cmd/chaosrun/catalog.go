@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/scenarios"
-	"github.com/chaosrun/chaosrun/workloads"
 )
 
 // newCatalogCmd lists and prints the catalog's scenarios, which the binary
@@ -63,28 +62,4 @@ func catalogNames(_ *cobra.Command, args []string, _ string) ([]cobra.Completion
 		out = append(out, cobra.CompletionWithDesc(e.Name, e.Claim))
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
-}
-
-// scenarioPath is file resolved against the working directory; a catalog
-// reference stays as it is.
-func scenarioPath(st *State, file string) string {
-	if scenarios.IsRef(file) {
-		return file
-	}
-	return st.path(file)
-}
-
-// bundledScripts is the folder a scenario's script is looked up in after
-// the scenario's own: the checkout's workloads/ (root), else the scripts
-// embedded in this binary, written once into the cache.
-func bundledScripts(st *State, root string) (string, error) {
-	cache := ""
-	if root == "" {
-		c, err := k6Options(st).Cache()
-		if err != nil {
-			return "", err
-		}
-		cache = c
-	}
-	return workloads.BundledDir(root, cache)
 }

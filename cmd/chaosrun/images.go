@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/runner/setup"
 	"github.com/chaosrun/chaosrun/testbed/docker"
 )
 
@@ -28,7 +29,7 @@ func newImagesCmd(st *State) *cobra.Command {
 			defer cli.Close()
 			if !list {
 				root, _ := k6Options(st).RepoRoot()
-				keep, err := docker.EnsureImages(ctx, cli, buildOptions(st, root))
+				keep, err := docker.EnsureImages(ctx, cli, setup.ImageOptions(k6Options(st), st.Executable, root))
 				if err != nil {
 					return fail(exitRunError, err)
 				}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/chaosrun/chaosrun/scenarioload"
 )
 
 func newValidateCmd(st *State) *cobra.Command {
@@ -15,7 +17,7 @@ func newValidateCmd(st *State) *cobra.Command {
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			files, err := scenarioFiles(st, args)
+			files, err := st.scenarios().Expand(args)
 			if err != nil {
 				return fail(exitUsage, err)
 			}
@@ -26,7 +28,7 @@ func newValidateCmd(st *State) *cobra.Command {
 					return scenarioFailed(cmd.Context(), st, err)
 				}
 				if err == nil {
-					_, err = blastRadius(sc, allow)
+					_, err = scenarioload.BlastRadius(sc, allow)
 				}
 				if err != nil {
 					fmt.Fprintln(st.Stderr, err)
