@@ -1,9 +1,7 @@
 package main
 
 import (
-	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -25,15 +23,7 @@ gameday, export k8s and fault apply take the same names.`,
 		Use:   "list",
 		Short: "list the catalog: name, claim, and the --set that switches the protection off",
 		Args:  cobra.NoArgs,
-		Run: func(*cobra.Command, []string) {
-			w := tabwriter.NewWriter(st.Stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tCLAIM\tSWITCH IT OFF WITH")
-			for _, e := range scenarios.All() {
-				fmt.Fprintf(w, "%s\t%s\t--set %s\n", e.Name, e.Claim, strings.Join(e.Switch, " --set "))
-			}
-			w.Flush()
-			fmt.Fprintln(st.Stdout, "\nrun one: chaosrun run catalog:NAME   all: chaosrun run catalog:   read one: chaosrun catalog show NAME")
-		},
+		Run:   func(*cobra.Command, []string) { scenarios.WriteList(st.Stdout) }, //nolint:errcheck // as fmt.Println
 	}
 	show := &cobra.Command{
 		Use:               "show NAME",
