@@ -70,7 +70,7 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	scs, err := loadAll(ctx, st, f.sets, f.allow, args)
+	scs, err := loadAll(ctx, st, f.sets, f.allow, args, nil)
 	if err != nil {
 		return err
 	}
@@ -94,8 +94,9 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 }
 
 // loadAll loads and validates every scenario args name (files, folders,
-// catalog:) before anything starts, saying what is wrong with each.
-func loadAll(ctx context.Context, st *State, sets, allow, args []string) ([]*scenario.Scenario, error) {
+// catalog:) before anything starts, saying what is wrong with each; ok,
+// when set, hears of each that is right.
+func loadAll(ctx context.Context, st *State, sets, allow, args []string, ok func(string, *scenario.Scenario)) ([]*scenario.Scenario, error) {
 	files, err := st.scenarios().Expand(args)
 	if err != nil {
 		return nil, fail(exitUsage, err)
@@ -112,6 +113,9 @@ func loadAll(ctx context.Context, st *State, sets, allow, args []string) ([]*sce
 		if err != nil {
 			fmt.Fprintln(st.Stderr, err)
 			continue
+		}
+		if ok != nil {
+			ok(file, sc)
 		}
 		scs = append(scs, sc)
 	}
