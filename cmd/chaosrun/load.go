@@ -10,6 +10,10 @@ import (
 	"github.com/chaosrun/chaosrun/workloads/nativerun"
 )
 
+// resultsTokenEnv holds the results stream's token for `chaosrun load`,
+// off its command line.
+const resultsTokenEnv = nativerun.TokenEnv
+
 // loadFlags are load's flags.
 type loadFlags struct {
 	spec, shard, results string
@@ -64,7 +68,7 @@ func runLoad(ctx context.Context, st *State, f *loadFlags, args []string) error 
 	if f.results == "" {
 		return failf(exitUsage, "--results is required: tcp://HOST:PORT of a receiver, or a file")
 	}
-	res, err := native.ParseResults(f.results, st.Getenv(nativerun.TokenEnv), st.readFile)
+	res, err := native.ParseResults(f.results, st.Getenv(resultsTokenEnv), st.readFile)
 	if err != nil {
 		return failf(exitUsage, "--results: %w", err)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/scenarioload"
 	"github.com/chaosrun/chaosrun/testbed"
-	"github.com/chaosrun/chaosrun/workloads/nativerun"
 	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
@@ -98,7 +97,7 @@ func TestLoadCommand(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			recv := receiver(t)
 			st, _, se := testState(t)
-			st.Env = map[string]string{nativerun.TokenEnv: "tok"}
+			st.Env = map[string]string{resultsTokenEnv: "tok"}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			if tt.interrupt > 0 {
@@ -245,7 +244,7 @@ func TestExportedLoadPodRuns(t *testing.T) {
 		args = append(args, a)
 	}
 	st, _, se := testState(t)
-	st.Env = map[string]string{nativerun.TokenEnv: "tok"}
+	st.Env = map[string]string{resultsTokenEnv: "tok"}
 	sets := []string{"--set", "workload.duration=3s", "--set", "faults.slow-vault.start=500ms", "--set", "faults.slow-vault.duration=2500ms"}
 	if code := Execute(context.Background(), st, append(args, sets...)); code != exitOK {
 		t.Fatalf("chaosrun %s: exit %d\n%s", strings.Join(args, " "), code, se)
