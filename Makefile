@@ -62,7 +62,8 @@ FUZZ_TARGETS = \
   ./targets/kvdispatcher:FuzzRequests \
   ./export/metrics:FuzzParseScrapeKey \
   ./guard:FuzzHosts \
-  ./gameday:FuzzAPI
+  ./gameday:FuzzAPI \
+  ./judge:FuzzReadTimeline
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

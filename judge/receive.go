@@ -51,7 +51,7 @@ const DefaultMargin = time.Minute
 
 // eventsWait is how long after load ended the judge waits for the fault
 // reporter to say its schedule is done.
-const eventsWait = 10 * time.Second
+var eventsWait = 10 * time.Second
 
 // Receive waits for o.Shards load shards' streams and fault apply's
 // events, merges the windows exactly, and judges sc over them. A shard

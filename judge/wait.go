@@ -59,11 +59,11 @@ func (w *waiter) wait(ctx context.Context) {
 			}
 			continue
 		}
-		if limit := w.sc.Workload.Duration.Std() + w.o.Margin; now.Sub(start) > limit {
-			fail(w.rec, fmt.Errorf("the shards did not all end within load's planned %s + --margin %s", w.sc.Workload.Duration.Std(), w.o.Margin))
-			return
-		}
 		if w.endedCount() < w.o.Shards {
+			if limit := w.sc.Workload.Duration.Std() + w.o.Margin; now.Sub(start) > limit {
+				fail(w.rec, fmt.Errorf("the shards did not all end within load's planned %s + --margin %s", w.sc.Workload.Duration.Std(), w.o.Margin))
+				return
+			}
 			continue
 		}
 		if endedAt.IsZero() {
