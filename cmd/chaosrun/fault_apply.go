@@ -48,7 +48,10 @@ func newFaultApplyCmd(st *State) *cobra.Command {
 					start = t
 					fmt.Fprintf(st.Stdout, "toxiproxy at %s has the %d proxies of %s; the schedule's zero is %s\n", u.Redacted(), len(proxies), sc.Name, t.UTC().Format(time.RFC3339))
 				},
-				func(ev record.FaultEvent) { fmt.Fprintln(st.Stdout, faultLine(ev, start)); rep.Emit(context.WithoutCancel(cmd.Context()), ev) })
+				func(ev record.FaultEvent) {
+					fmt.Fprintln(st.Stdout, faultLine(ev, start))
+					rep.Emit(context.WithoutCancel(cmd.Context()), ev)
+				})
 			if rerr := rep.Done(context.WithoutCancel(cmd.Context()), failed); rerr != nil {
 				printLines(st, "chaosrun fault apply: reporting", rerr)
 				err = errors.Join(err, errors.New("some events did not reach the judge or the events file"))
