@@ -1,7 +1,6 @@
 package k8s
 
 import (
-	"fmt"
 	"net"
 	"net/url"
 	"strconv"
@@ -35,7 +34,9 @@ const (
 func judgeAddr() string { return net.JoinHostPort(JudgeName, strconv.Itoa(JudgeResultsPort)) }
 
 // judgeEventsURL is where the fault Job reports to the manifests' judge.
-func judgeEventsURL() string { return "http://" + net.JoinHostPort(JudgeName, strconv.Itoa(JudgeEventsPort)) }
+func judgeEventsURL() string {
+	return "http://" + net.JoinHostPort(JudgeName, strconv.Itoa(JudgeEventsPort))
+}
 
 // judge adds the judge's Job and Service.
 func (b *builder) judge() {
@@ -166,9 +167,4 @@ func argAfter(args []string, flag string) string {
 		}
 	}
 	return ""
-}
-
-// judgeNote says where the verdict is, for the export's header.
-func judgeNote() string {
-	return fmt.Sprintf("Job %s judges the run: its log ends with the verdicts, and it fails on a breach", JudgeName)
 }
