@@ -102,6 +102,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	judgeChild := fs.Int("judge-child", 0, "internal: judge N seconds of simulated shard streams and print the cost as JSON")
 	judgeSend := fs.String("judge-send", "", "internal: send simulated shard streams to this judge address")
 	judgeSecs := fs.Int("judge-secs", 0, "internal: with -judge-send, seconds of windows")
+	fs.IntVar(&judgeShards, "judge-shards", judgeShards, "internal: shard streams the judge section simulates")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
