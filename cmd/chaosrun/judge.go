@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -145,6 +146,11 @@ func (f *judgeFlags) receiveOptions(st *State) (judge.ReceiveOptions, error) {
 		return o, fmt.Errorf("--shards %d: want 1 to 1000", f.shards)
 	case (f.cert == "") != (f.key == ""):
 		return o, errors.New("--tls-cert and --tls-key go together")
+	}
+	for flag, addr := range map[string]string{"--listen": f.listen, "--events-listen": f.events} {
+		if _, _, err := net.SplitHostPort(addr); addr != "" && err != nil {
+			return o, fmt.Errorf("%s %q is not HOST:PORT", flag, addr)
+		}
 	}
 	if f.cert != "" {
 		cfg, err := stream.ServerTLS(st.path(f.cert), st.path(f.key))
