@@ -61,6 +61,13 @@ func (s *eventSink) list() []record.FaultEvent {
 	return append([]record.FaultEvent(nil), s.events...)
 }
 
+// refusedCount is how many requests came without the token.
+func (s *eventSink) refusedCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused
+}
+
 // status says whether a reporter came and whether it said done.
 func (s *eventSink) status() (reported, done bool) {
 	s.mu.Lock()

@@ -103,6 +103,9 @@ func Receive(ctx context.Context, sc *scenario.Scenario, o ReceiveOptions) (*rec
 	}
 	w.shards(recv.Senders())
 	events := sink.list()
+	if n := sink.refusedCount(); n > 0 {
+		rec.Problems = append(rec.Problems, fmt.Sprintf("events endpoint: refused %d request(s) without the token", n))
+	}
 	if len(sc.Faults) > 0 {
 		if reported, _ := sink.status(); !reported {
 			rec.Problems = append(rec.Problems, "no fault events came: no `chaosrun fault apply --report-to` reached the events endpoint, so no fault was applied as far as the judge knows")

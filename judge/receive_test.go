@@ -170,6 +170,9 @@ func TestReceiveRefusesStrangers(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := result()
+	if !strings.Contains(strings.Join(rec.Problems, "\n"), "refused 1 request(s) without the token") {
+		t.Errorf("problems %v: the refused event request is not counted", rec.Problems)
+	}
 	if rec.Incomplete || len(rec.Faults) != 0 {
 		t.Errorf("incomplete %v (%v), faults %+v", rec.Incomplete, rec.Problems, rec.Faults)
 	}
