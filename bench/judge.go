@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/chaosrun/chaosrun/judge"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
@@ -217,6 +219,9 @@ func checkMerge(rec *record.Run, tmpl []string) (windows, series int, mismatch s
 		if err != nil {
 			return err
 		}
+		if d := sameHists(w, parts); d != "" && mismatch == "" {
+			mismatch = fmt.Sprintf("window %s (second %d): %s", w.Start.Format(time.RFC3339), s, d)
+		}
 		if d := sameWindow(w, ref[0]); d != "" && mismatch == "" {
 			mismatch = fmt.Sprintf("window %s (second %d) differs from the reference merge: %s", w.Start.Format(time.RFC3339), s, d)
 		}
@@ -246,6 +251,46 @@ func sameWindow(a, b record.Window) string {
 	gb, _ := json.Marshal(b)
 	if !bytes.Equal(ga, gb) {
 		return "series differ (count, min, max, histogram or tags)"
+	}
+	return ""
+}
+
+// sameHists checks each merged histogram against the parts' histograms
+// merged directly with hdrhistogram (not through record's merge).
+func sameHists(w record.Window, parts []record.Window) string {
+	key := func(s record.Series) string {
+		b, _ := json.Marshal([]any{s.Metric, s.Kind, s.Tags})
+		return string(b)
+	}
+	direct := map[string]*hdrhistogram.Histogram{}
+	for _, p := range parts {
+		for _, s := range p.Series {
+			if s.Hist == "" {
+				continue
+			}
+			h, err := record.DecodeHist(s.Hist)
+			if err != nil {
+				return err.Error()
+			}
+			if d := direct[key(s)]; d != nil {
+				d.Merge(h)
+			} else {
+				direct[key(s)] = h
+			}
+		}
+	}
+	for _, s := range w.Series {
+		d := direct[key(s)]
+		if d == nil {
+			continue
+		}
+		h, err := record.DecodeHist(s.Hist)
+		if err != nil {
+			return err.Error()
+		}
+		if !h.Equals(d) {
+			return s.Metric + ": the merged histogram differs from the direct merge"
+		}
 	}
 	return ""
 }
