@@ -65,7 +65,8 @@ FUZZ_TARGETS = \
   ./targets/kvdispatcher:FuzzRequests \
   ./export/metrics:FuzzParseScrapeKey \
   ./guard:FuzzHosts:net \
-  ./gameday:FuzzAPI:net
+  ./gameday:FuzzAPI:net \
+  ./judge:FuzzReadTimeline
 
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \

@@ -32,7 +32,7 @@ import (
 )
 
 // sectionNames are the bench's sections, in the order they run.
-var sectionNames = []string{"loadgen", "ingest", "accuracy", "faults", "targets", "micro", "verdict"}
+var sectionNames = []string{"loadgen", "ingest", "judge", "accuracy", "faults", "targets", "micro", "verdict"}
 
 // config is the bench's flags.
 type config struct {
@@ -102,6 +102,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	serve := fs.Bool("serve", false, "internal: run the bench's HTTP server")
 	ingestChild := fs.Int("ingest-child", 0, "internal: ingest N synthetic windows and print the cost as JSON")
 	ingestRate := fs.Int("ingest-rate", 4000, "internal: requests per second the synthetic windows hold")
+	judgeChild := fs.Int("judge-child", 0, "internal: judge N seconds of simulated shard streams and print the cost as JSON")
+	judgeSend := fs.String("judge-send", "", "internal: send simulated shard streams to this judge address")
+	judgeSecs := fs.Int("judge-secs", 0, "internal: with -judge-send, seconds of windows")
+	fs.IntVar(&judgeShards, "judge-shards", judgeShards, "internal: shard streams the judge section simulates")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -121,6 +125,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 			into = "bench/results.json"
 		}
 		return mergeResults(into, *merge, stdout)
+	case *judgeChild > 0:
+		self, err := os.Executable()
+		if err != nil {
+			return err
+		}
+		return judgeChildMain(ctx, self, *judgeChild, stdout)
+	case *judgeSend != "":
+		return judgeSendMain(ctx, *judgeSend, *judgeSecs)
 	case *render != "":
 		res, err := Load(*render)
 		if err != nil {
@@ -189,7 +201,7 @@ func (b *bench) runAll(ctx context.Context) (*Results, error) {
 	res := &Results{Version: ResultsVersion, Date: b.start.UTC().Format("2006-01-02"), Machine: b.machine(),
 		Command: strings.TrimSpace("go run ./bench " + strings.Join(os.Args[1:], " "))}
 	sections := map[string]func(context.Context) (Section, error){
-		"loadgen": b.loadgenSection, "ingest": b.ingestSection, "accuracy": b.accuracySection,
+		"loadgen": b.loadgenSection, "ingest": b.ingestSection, "judge": b.judgeSection, "accuracy": b.accuracySection,
 		"faults": b.faultsSection, "targets": b.targetsSection, "micro": b.microSection, "verdict": b.verdictSection,
 	}
 	for _, name := range b.cfg.only {

@@ -19,6 +19,14 @@ import (
 // emit sees every event; failed counts the actions that failed.
 func ApplySchedule(ctx context.Context, api string, sc *scenario.Scenario, delay, wait time.Duration,
 	ready func(start time.Time, proxies []string), emit func(record.FaultEvent)) (failed int, err error) {
+	zero := func(context.Context) (time.Time, error) { return time.Now().Add(delay), nil }
+	return ApplyScheduleFrom(ctx, api, sc, zero, wait, ready, emit)
+}
+
+// ApplyScheduleFrom is ApplySchedule with the schedule's zero given by
+// zero, asked once the proxies are ready (a judge's load start, say).
+func ApplyScheduleFrom(ctx context.Context, api string, sc *scenario.Scenario, zero func(context.Context) (time.Time, error), wait time.Duration,
+	ready func(start time.Time, proxies []string), emit func(record.FaultEvent)) (failed int, err error) {
 	var proxies []string
 	for _, e := range sc.Edges() {
 		proxies = append(proxies, e.Proxy)
@@ -32,7 +40,10 @@ func ApplySchedule(ctx context.Context, api string, sc *scenario.Scenario, delay
 		}
 		return 0, fmt.Errorf("%s: %w", api, err)
 	}
-	start := time.Now().Add(delay)
+	start, err := zero(ctx)
+	if err != nil {
+		return 0, err
+	}
 	ready(start, proxies)
 	env := &ScenarioEnv{Scenario: sc, API: NewToxiproxyAPI(api)}
 	err = Run(ctx, clock.Real{}, start, sc.Faults, env, func(ev record.FaultEvent) {

@@ -34,6 +34,10 @@ type WindowSet struct {
 type setWindow struct {
 	start  time.Time
 	series map[string]*Series
+	// sums hold the histograms merged into a series since its Hist was
+	// last encoded: a histogram is encoded once when the window is read,
+	// not once per merge, so that N shards' windows merge in O(N).
+	sums map[string]*HistSum
 }
 
 // Add merges w into the window of its start; w is not changed.
@@ -54,9 +58,59 @@ func (ws *WindowSet) Add(w Window) error {
 			sw.series[key] = &s
 			continue
 		}
-		if err := mergeSeries(old, &s); err != nil {
+		if err := sw.merge(key, old, &s); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// merge folds b into a, the series of key, as mergeSeries does, but adds
+// histograms into the key's sum, encoded when the window is read.
+func (w *setWindow) merge(key string, a, b *Series) error {
+	sum := w.sums[key]
+	switch {
+	case b.Count == 0:
+		return nil
+	case a.Count == 0:
+		delete(w.sums, key)
+		*a = *b
+		return nil
+	case b.Hist == "" || (a.Hist == "" && sum == nil):
+		return mergeSeries(a, b)
+	}
+	if sum == nil {
+		sum = &HistSum{}
+		if err := sum.AddEncoded(a.Hist); err != nil {
+			return fmt.Errorf("merge %s: %w", a.Metric, err)
+		}
+		if w.sums == nil {
+			w.sums = make(map[string]*HistSum)
+		}
+		w.sums[key] = sum
+	}
+	if err := sum.AddEncoded(b.Hist); err != nil {
+		return fmt.Errorf("merge %s: %w", b.Metric, err)
+	}
+	a.Sum += b.Sum
+	a.Min = min(a.Min, b.Min)
+	a.Max = max(a.Max, b.Max)
+	a.Last = b.Last
+	a.NonZero += b.NonZero
+	a.Count += b.Count
+	return nil
+}
+
+// flush encodes the histograms summed since the last read into their
+// series.
+func (w *setWindow) flush() error {
+	for key, sum := range w.sums {
+		enc, err := EncodeHist(sum.Histogram())
+		if err != nil {
+			return fmt.Errorf("merge %s: %w", w.series[key].Metric, err)
+		}
+		w.series[key].Hist = enc
+		delete(w.sums, key)
 	}
 	return nil
 }
@@ -65,6 +119,7 @@ func (ws *WindowSet) Add(w Window) error {
 func (ws *WindowSet) Windows() []Window {
 	out := make([]Window, 0, len(ws.windows))
 	for _, k := range ws.starts(nil) {
+		_ = ws.windows[k].flush() // cannot fail but for a broken encoder; Drain reports it
 		out = append(out, ws.windows[k].window())
 	}
 	return out
@@ -76,6 +131,9 @@ func (ws *WindowSet) Windows() []Window {
 func (ws *WindowSet) Drain(cut time.Time, f func(Window) error) error {
 	before := func(k int64) bool { return k < cut.UnixNano() }
 	for _, k := range ws.starts(before) {
+		if err := ws.windows[k].flush(); err != nil {
+			return err
+		}
 		if err := f(ws.windows[k].window()); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"maps"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -62,7 +64,10 @@ type shardedLoad struct {
 	shards []*shardState
 	// logs hold each shard's settled windows on disk until Collect hands
 	// them over.
-	logs     stream.WindowLogs
+	logs stream.WindowLogs
+	// copies hold each shard's stream as received, a results file that
+	// `chaosrun judge` reads (logs/results*.jsonl).
+	copies   []*resultsCopy
 	ended    chan error
 	started  chan struct{}
 	onWindow []func(record.Window)
@@ -150,7 +155,16 @@ func (l *shardedLoad) listen(ctx context.Context, i int) error {
 		return err
 	}
 	l.logs = append(l.logs, wl)
-	recv, err := stream.ListenWith(ctx, stream.Config{Addr: addr, Token: l.token, TLS: l.res.TLS, OnRefused: l.res.OnRefused, Log: wl, Keep: l.keep})
+	name := "results.jsonl"
+	if l.n > 1 {
+		name = fmt.Sprintf("results-shard%d.jsonl", i+1)
+	}
+	cp, err := createCopy(filepath.Join(l.logDir, name))
+	if err != nil {
+		return err
+	}
+	l.copies = append(l.copies, cp)
+	recv, err := stream.ListenWith(ctx, stream.Config{Addr: addr, Token: l.token, TLS: l.res.TLS, OnRefused: l.res.OnRefused, Log: wl, Keep: l.keep, Copy: cp})
 	if err != nil {
 		return err
 	}
@@ -230,6 +244,12 @@ func (l *shardedLoad) Collect(wait time.Duration) (record.WindowSource, []string
 			errs = append(errs, fmt.Errorf("results of %s: %w", sh.Name, sum.LogErr))
 		}
 		held = append(held, sum.Windows...)
+		if sum.CopyErr != nil {
+			notes = append(notes, fmt.Sprintf("results of %s: %v", sh.Name, sum.CopyErr))
+		}
+	}
+	if err := l.closeCopies(); err != nil {
+		notes = append(notes, err.Error())
 	}
 	sp := stream.Spilled{Logs: l.logs, Held: held}
 	l.logs = nil
@@ -276,6 +296,37 @@ func (l *shardedLoad) Close() {
 	}
 	l.logs.Close() //nolint:errcheck // nothing more to lose
 	l.logs = nil
+	l.closeCopies() //nolint:errcheck // nothing more to lose
+}
+
+// resultsCopy is a shard's stream kept as a results file.
+type resultsCopy struct {
+	*bufio.Writer
+	f *os.File
+}
+
+func createCopy(path string) (*resultsCopy, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("results copy: %w", err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("results copy: %w", err)
+	}
+	return &resultsCopy{Writer: bufio.NewWriterSize(f, 64<<10), f: f}, nil
+}
+
+// closeCopies flushes and closes the shards' results files, once the
+// receivers are closed.
+func (l *shardedLoad) closeCopies() error {
+	var errs []error
+	for _, c := range l.copies {
+		if err := errors.Join(c.Flush(), c.f.Close()); err != nil {
+			errs = append(errs, fmt.Errorf("results copy %s: %w", c.f.Name(), err))
+		}
+	}
+	l.copies = nil
+	return errors.Join(errs...)
 }
 
 // shardListen is the listen address of shard i: a fixed port P becomes

@@ -64,6 +64,7 @@ func parseConfig(arg string, env map[string]string) (config, error) {
 // Output is the "resilience" k6 output.
 type Output struct {
 	cfg    config
+	shard  string
 	logger logrus.FieldLogger
 	now    func() time.Time
 
@@ -92,6 +93,7 @@ func New(p output.Params) (output.Output, error) {
 	}
 	return &Output{
 		cfg:    cfg,
+		shard:  shardName(p.ScriptOptions),
 		logger: logger.WithField("output", "resilience"),
 		now:    time.Now,
 		agg:    newAggregator(cfg.tags),
@@ -120,7 +122,7 @@ func (o *Output) Start() error {
 	if o.cfg.tcpAddr != "" {
 		token = o.cfg.token
 	}
-	hello, err := helloLine(k6Version(), Version, token)
+	hello, err := helloLine(k6Version(), Version, o.shard, token)
 	if err != nil {
 		return err
 	}

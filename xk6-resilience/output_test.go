@@ -64,7 +64,7 @@ func TestGoldenStream(t *testing.T) {
 		}
 		buf.Write(b)
 	}
-	write(helloLine("v1.8.1", "v0.0.0-golden", ""))
+	write(helloLine("v1.8.1", "v0.0.0-golden", "", ""))
 	for _, s := range samples {
 		a.add(s)
 	}

@@ -18,6 +18,8 @@ type helloMsg struct {
 	Version   int    `json:"version"`
 	K6        string `json:"k6,omitempty"`
 	Extension string `json:"extension"`
+	// Shard names this instance's part of a split test ("1/4"), if any.
+	Shard string `json:"shard,omitempty"`
 	// Token is the run's token, over TCP only; a receiver answers a hello
 	// that carries one with an answerMsg.
 	Token string `json:"token,omitempty"`
@@ -65,8 +67,8 @@ func line(v any) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-func helloLine(k6, ext, token string) ([]byte, error) {
-	return line(helloMsg{Type: "hello", Version: WireVersion, K6: k6, Extension: ext, Token: token})
+func helloLine(k6, ext, shard, token string) ([]byte, error) {
+	return line(helloMsg{Type: "hello", Version: WireVersion, K6: k6, Extension: ext, Shard: shard, Token: token})
 }
 
 func endLine(dropped int64) ([]byte, error) {

@@ -48,11 +48,11 @@ func newExportK8sCmd(st *State) *cobra.Command {
 	fl.StringVar(&o.Image, "image", "chaosrun:latest", "the chaosrun image you pushed (entrypoint: the chaosrun binary); serves the targets and Toxiproxy, runs the fault Job and the native load")
 	fl.StringVar(&o.K6Image, "k6-image", "chaosrun-k6:latest", "for engine: k6, a k6 image built with xk6-resilience, for the TestRun's runners")
 	fl.StringVar(&o.Namespace, "namespace", "", "namespace of every object (default chaosrun-SCENARIO)")
-	fl.StringVar(&o.ResultsAddr, "results-addr", "", "HOST:PORT where the harness receives the results stream (chaosrun run --results-listen); empty: results go nowhere")
+	fl.StringVar(&o.ResultsAddr, "results-addr", "", "HOST:PORT of a results receiver outside the manifests (chaosrun judge --listen, chaosrun run --results-listen); default: a judge in the manifests receives")
 	fl.StringVar(&o.ResultsToken, "results-token", st.Getenv("CHAOSRUN_RESULTS_TOKEN"), "the receiver's token (default: generated and printed; env CHAOSRUN_RESULTS_TOKEN)")
 	fl.BoolVar(&o.ResultsTLS, "results-tls", false, "runners connect to the receiver with TLS (system roots)")
 	fl.StringVar(&f.ca, "results-ca", "", "PEM file of the CA the runners trust for the receiver; implies --results-tls")
-	fl.DurationVar(&o.FaultDelay, "fault-delay", 30*time.Second, "time from Toxiproxy being ready to the fault schedule's zero (the k6 runners start when the operator has them all ready)")
+	fl.DurationVar(&o.FaultDelay, "fault-delay", 30*time.Second, "with --results-addr: time from Toxiproxy being ready to the fault schedule's zero (with the manifests' judge, the schedule counts from load's start there)")
 	return cmd
 }
 
@@ -63,7 +63,7 @@ func exportK8s(ctx context.Context, st *State, f *k8sFlags, file string) error {
 	}
 	o := f.o
 	o.ToxiproxyToken, o.Seed = stream.NewToken(), rand.Int64N(1<<31)+1
-	generated := o.ResultsAddr != "" && o.ResultsToken == ""
+	generated := o.ResultsToken == ""
 	if generated {
 		o.ResultsToken = stream.NewToken()
 	}
@@ -83,11 +83,11 @@ func exportK8s(ctx context.Context, st *State, f *k8sFlags, file string) error {
 	if err != nil {
 		return fail(exitRunError, err)
 	}
-	if generated {
-		fmt.Fprintf(st.Stderr, "results stream token: %s (generated; give it to the receiving harness: chaosrun run --results-listen HOST:PORT --results-token …)\n", o.ResultsToken)
+	if generated && o.ResultsAddr != "" {
+		fmt.Fprintf(st.Stderr, "results stream token: %s (generated; give it to the receiver: chaosrun judge --listen HOST:PORT --token …)\n", o.ResultsToken)
 	}
-	if o.ResultsAddr == "" {
-		fmt.Fprintln(st.Stderr, "chaosrun export k8s: no --results-addr: the load sends its results nowhere")
+	if m.JudgeJob != nil {
+		fmt.Fprintf(st.Stderr, "chaosrun export k8s: Job %s judges the run: its log ends with the verdicts, and it fails on a breach\n", k8s.JudgeName)
 	}
 	if f.out == "" {
 		_, err := st.Stdout.Write(doc)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -18,6 +19,7 @@ import (
 type applyFlags struct {
 	api, token  string
 	delay, wait time.Duration
+	report      reportFlags
 }
 
 // newFaultApplyCmd runs a scenario's fault schedule against a Toxiproxy
@@ -36,12 +38,24 @@ func newFaultApplyCmd(st *State) *cobra.Command {
 				return err
 			}
 			var start time.Time
-			failed, err := faults.ApplySchedule(cmd.Context(), u.String(), sc, f.delay, f.wait,
+			rep, zero, closeRep, err := f.report.open(st, f.delay, f.wait)
+			if err != nil {
+				return fail(exitUsage, err)
+			}
+			defer closeRep()
+			failed, err := faults.ApplyScheduleFrom(cmd.Context(), u.String(), sc, zero, f.wait,
 				func(t time.Time, proxies []string) {
 					start = t
 					fmt.Fprintf(st.Stdout, "toxiproxy at %s has the %d proxies of %s; the schedule's zero is %s\n", u.Redacted(), len(proxies), sc.Name, t.UTC().Format(time.RFC3339))
 				},
-				func(ev record.FaultEvent) { fmt.Fprintln(st.Stdout, faultLine(ev, start)) })
+				func(ev record.FaultEvent) {
+					fmt.Fprintln(st.Stdout, faultLine(ev, start))
+					rep.Emit(context.WithoutCancel(cmd.Context()), ev)
+				})
+			if rerr := rep.Done(context.WithoutCancel(cmd.Context()), failed); rerr != nil {
+				printLines(st, "chaosrun fault apply: reporting", rerr)
+				err = errors.Join(err, errors.New("some events did not reach the judge or the events file"))
+			}
 			switch {
 			case cmd.Context().Err() != nil:
 				return failf(exitInterrupted, "stopped; the faults in force were reverted")
@@ -57,7 +71,8 @@ func newFaultApplyCmd(st *State) *cobra.Command {
 	fl.StringVar(&f.api, "toxiproxy", "http://127.0.0.1:8474", "base URL of Toxiproxy's API")
 	fl.StringVar(&f.token, "token", st.Getenv("CHAOSRUN_TOKEN"), "the Toxiproxy API's token (env CHAOSRUN_TOKEN)")
 	fl.DurationVar(&f.delay, "delay", 0, "time from Toxiproxy being ready to the schedule's zero (the faults' start offsets count from there)")
-	fl.DurationVar(&f.wait, "wait", 5*time.Minute, "how long to wait for Toxiproxy and the scenario's proxies")
+	fl.DurationVar(&f.wait, "wait", 5*time.Minute, "how long to wait for Toxiproxy and the scenario's proxies (and, with --report-to, for load to start)")
+	f.report.register(cmd, st)
 	return cmd
 }
 

@@ -63,7 +63,7 @@ checks that SLOs, bulkhead isolation and outlier ejection hold. Exit codes:
 	root.SetErr(st.Stderr)
 	group(st, root, newRunCmd(st), newValidateCmd(st), newSchemaCmd(st), newServeCmd(st), newVersionCmd(st),
 		newImagesCmd(st), newCleanCmd(st), newDoctorCmd(st), newDiffCmd(st), newGamedayCmd(st),
-		newExportCmd(st), newFaultCmd(st), newInitCmd(st), newExportResultsCmd(st), newCatalogCmd(st), newSuperviseCmd(st), newLoadCmd(st))
+		newExportCmd(st), newFaultCmd(st), newInitCmd(st), newExportResultsCmd(st), newCatalogCmd(st), newSuperviseCmd(st), newLoadCmd(st), newJudgeCmd(st))
 	harnessErrors(root)
 	return root
 }

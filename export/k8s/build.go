@@ -32,6 +32,9 @@ type builder struct {
 	o    Options
 	seed int64
 	m    *Manifests
+	// judging says the manifests carry the judge, which the load streams
+	// to and the fault Job reports to.
+	judging bool
 }
 
 func (b *builder) meta(name string, labels map[string]string) metav1.ObjectMeta {
@@ -60,6 +63,9 @@ func (b *builder) build() (*Manifests, error) {
 	}
 	b.secrets()
 	b.configMaps()
+	if b.judging {
+		b.judge()
+	}
 	if addrs := b.services(); isNative(b.sc) {
 		b.loadJob(addrs)
 	} else if err := b.testRun(addrs); err != nil {
@@ -302,6 +308,14 @@ func (b *builder) faultJob() {
 			"--delay", b.o.FaultDelay.String(), "--wait", faultWait.String(), scenarioDir + "/" + ScenarioKey},
 		Env:          []corev1.EnvVar{secretEnv(guard.AdminTokenEnv, ToxiproxyTokenKey)},
 		VolumeMounts: []corev1.VolumeMount{{Name: "scenario", MountPath: scenarioDir, ReadOnly: true}},
+	}
+	if b.judging {
+		// The schedule counts from load's start at the judge, as a local
+		// run's does, and the judge hears every event.
+		c.Args = []string{"fault", "apply", "--toxiproxy", fmt.Sprintf("http://%s:%d", ToxiproxyName, ToxiproxyAPIPort),
+			"--report-to", judgeEventsURL(), "--wait", (faultWait + judgeWait).String(), scenarioDir + "/" + ScenarioKey}
+		c.Env = append(c.Env, secretEnv(ResultsTokenEnv, ResultsTokenKey))
+		deadline += int64(judgeWait.Seconds())
 	}
 	b.m.Job = &batchv1.Job{
 		TypeMeta:   typeMeta("batch/v1", "Job"),

@@ -32,6 +32,7 @@ func Check(m *Manifests) error {
 	c.testRun()
 	c.loadJob()
 	c.job()
+	c.judge()
 	return errors.Join(c.errs...)
 }
 
@@ -88,6 +89,11 @@ func (c *checker) names() {
 	}
 	if m.Job != nil {
 		check("Job", m.Job.ObjectMeta, false)
+	}
+	if m.JudgeJob != nil && m.JudgeService != nil {
+		check("Job", m.JudgeJob.ObjectMeta, false)
+		check("Service", m.JudgeService.ObjectMeta, true)
+		c.svcs[m.JudgeService.Name] = m.JudgeService
 	}
 }
 

@@ -76,10 +76,10 @@ type Options struct {
 	// Parallelism is the number of load shards (1 to MaxParallelism):
 	// Pods of the native load's Job, or k6 runners.
 	Parallelism int
-	// ResultsAddr is HOST:PORT of the harness's results receiver; "" sends
-	// the results nowhere.
+	// ResultsAddr is HOST:PORT of an outside results receiver (a judge or
+	// a harness elsewhere); "" puts a judge in the manifests (JudgeJob).
 	ResultsAddr string
-	// ResultsToken is the receiver's token; required with ResultsAddr.
+	// ResultsToken is the receiver's token; required.
 	ResultsToken string
 	// ResultsTLS makes the runners connect with TLS (system roots).
 	ResultsTLS bool
@@ -111,6 +111,10 @@ type Manifests struct {
 	TestRun *TestRun
 	// Job applies the fault schedule; nil when the scenario has none.
 	Job *batchv1.Job
+	// JudgeJob runs `chaosrun judge` receive-only and JudgeService reaches
+	// it; both nil when the results go to an outside receiver.
+	JudgeJob     *batchv1.Job
+	JudgeService *corev1.Service
 }
 
 // Build makes the manifests of a validated scenario, and checks them.
@@ -118,10 +122,15 @@ func Build(sc *scenario.Scenario, o Options) (*Manifests, error) {
 	if o.Namespace == "" {
 		o.Namespace = "chaosrun-" + sc.Name
 	}
+	// Without an outside receiver, the manifests' judge receives.
+	judging := o.ResultsAddr == "" && !o.ResultsTLS && len(o.ResultsCA) == 0
+	if judging {
+		o.ResultsAddr = judgeAddr()
+	}
 	if err := errors.Join(checkOptions(o, isNative(sc)), checkScenario(sc)); err != nil {
 		return nil, err
 	}
-	b := &builder{sc: sc, o: o, seed: sc.Seed}
+	b := &builder{sc: sc, o: o, seed: sc.Seed, judging: judging}
 	if b.seed == 0 {
 		b.seed = o.Seed
 	}

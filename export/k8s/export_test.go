@@ -56,17 +56,21 @@ func TestGolden(t *testing.T) {
 			o.Parallelism, o.ResultsAddr, o.ResultsToken, o.ResultsCA = 4, "10.0.0.5:7000", "results-token", []byte(testCA)
 			o.Namespace = "load-tests"
 		}},
+		// No outside receiver: the manifests' judge receives.
+		{"bank-slow-vault.yaml#judge", func(o *Options) { o.Parallelism, o.ResultsToken = 3, "results-token" }},
+		{"kv-slow-partition.yaml#judge", func(o *Options) { o.Parallelism, o.ResultsToken = 2, "results-token" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			sc, o := load(t, tt.file)
+			file, variant, _ := strings.Cut(tt.file, "#")
+			sc, o := load(t, file)
 			tt.opts(&o)
 			// Stand-ins for the files' contents, so that editing a script
 			// does not change the golden manifests.
 			if sc.Workload.Script != "" {
 				o.Script = []byte("// the workload script, " + sc.Workload.Script + "\n")
 			}
-			o.ScenarioFile = []byte("# the scenario file, " + tt.file + "\n")
+			o.ScenarioFile = []byte("# the scenario file, " + file + "\n")
 			m, err := Build(sc, o)
 			if err != nil {
 				t.Fatal(err)
@@ -75,7 +79,11 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", strings.ReplaceAll(strings.TrimSuffix(tt.file, ".yaml"), "/", "-")+".k8s.yaml")
+			name := strings.ReplaceAll(strings.TrimSuffix(file, ".yaml"), "/", "-")
+			if variant != "" {
+				name += "." + variant
+			}
+			path := filepath.Join("testdata", name+".k8s.yaml")
 			if *update {
 				if err := os.WriteFile(path, got, 0o644); err != nil {
 					t.Fatal(err)

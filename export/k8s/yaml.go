@@ -29,6 +29,9 @@ func (m *Manifests) Objects() []any {
 			}
 		}
 	}
+	if m.JudgeJob != nil {
+		out = append(out, m.JudgeService, m.JudgeJob)
+	}
 	if m.LoadJob != nil {
 		out = append(out, m.LoadJob)
 	}
@@ -121,13 +124,17 @@ func Decode(data []byte) (*Manifests, error) {
 		case "v1 ConfigMap":
 			err = decodeInto(doc, &m.ConfigMaps)
 		case "v1 Service":
-			err = decodeInto(doc, &m.Services)
+			if err = decodeInto(doc, &m.Services); err == nil && m.Services[len(m.Services)-1].Name == JudgeName {
+				m.JudgeService, m.Services = m.Services[len(m.Services)-1], m.Services[:len(m.Services)-1]
+			}
 		case "apps/v1 Deployment":
 			err = decodeInto(doc, &m.Deployments)
 		case "batch/v1 Job":
 			j := &batchv1.Job{}
 			if err = yaml.UnmarshalStrict(doc, j); j.Name == LoadJobName {
 				m.LoadJob = j
+			} else if j.Name == JudgeName {
+				m.JudgeJob = j
 			} else {
 				m.Job = j
 			}

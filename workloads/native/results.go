@@ -113,12 +113,15 @@ func (r Results) String() string {
 	return "tcp://" + r.Dial.Addr
 }
 
-// open starts the stream: it connects and says hello.
-func (r Results) open(ctx context.Context) (*stream.Writer, error) {
+// open starts the stream of shard: it connects and says hello, naming
+// the shard.
+func (r Results) open(ctx context.Context, shard Shard) (*stream.Writer, error) {
+	h := Hello()
+	h.Shard = shard.String()
 	if r.Dial == nil {
-		return stream.Create(r.File, Hello())
+		return stream.Create(r.File, h)
 	}
-	return stream.Dial(ctx, *r.Dial, Hello())
+	return stream.Dial(ctx, *r.Dial, h)
 }
 
 // RunTo runs shard of spec to its end (or ctx's) writing its windows to
@@ -131,7 +134,7 @@ func RunTo(ctx context.Context, spec Spec, shard Shard, res Results) (Summary, e
 	if err := Check(spec, shard); err != nil {
 		return Summary{}, err
 	}
-	out, err := res.open(ctx)
+	out, err := res.open(ctx, shard)
 	if err != nil {
 		return Summary{}, err
 	}

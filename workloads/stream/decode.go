@@ -44,6 +44,10 @@ type Hello struct {
 	Version   int    `json:"version"`
 	K6        string `json:"k6,omitempty"`
 	Extension string `json:"extension"`
+	// Shard names the load shard that sends the stream ("1/4": shard 1 of
+	// 4, from 0), when it says; a receiver of several shards' streams
+	// tells them apart by it.
+	Shard string `json:"shard,omitempty"`
 }
 
 // Summary is everything a stream said.
@@ -73,6 +77,9 @@ type Summary struct {
 	// LogErr is why windows could not be moved to the receiver's window
 	// log (they were kept in memory instead); nil without a log.
 	LogErr error
+	// CopyErr is why the receiver's copy of the stream (Config.Copy)
+	// stopped; nil without one.
+	CopyErr error
 }
 
 // envelope is any one line of the stream.
@@ -81,6 +88,7 @@ type envelope struct {
 	Version   int             `json:"version"`
 	K6        string          `json:"k6"`
 	Extension string          `json:"extension"`
+	Shard     string          `json:"shard"`
 	Start     string          `json:"start"`
 	Series    []record.Series `json:"series"`
 	Dropped   int64           `json:"dropped"`
@@ -225,7 +233,7 @@ func (st *state) handle(line []byte) error {
 		if e.Version != WireVersion {
 			return fmt.Errorf("hello: wire version %d; this harness reads version %d", e.Version, WireVersion)
 		}
-		st.hello = Hello{Version: e.Version, K6: e.K6, Extension: e.Extension}
+		st.hello = Hello{Version: e.Version, K6: e.K6, Extension: e.Extension, Shard: e.Shard}
 	case "window":
 		start, err := time.Parse(time.RFC3339Nano, e.Start)
 		if err != nil {

@@ -34,6 +34,7 @@ type helloMsg struct {
 	Version   int    `json:"version"`
 	K6        string `json:"k6,omitempty"`
 	Extension string `json:"extension"`
+	Shard     string `json:"shard,omitempty"`
 	Token     string `json:"token,omitempty"`
 }
 
@@ -54,7 +55,7 @@ func NewWriter(w io.Writer, hello Hello) (*Writer, error) {
 	if c, ok := w.(io.Closer); ok {
 		sw.c = c
 	}
-	if err := sw.line(helloMsg{Type: "hello", Version: WireVersion, K6: hello.K6, Extension: hello.Extension}); err != nil {
+	if err := sw.line(helloMsg{Type: "hello", Version: WireVersion, K6: hello.K6, Extension: hello.Extension, Shard: hello.Shard}); err != nil {
 		return nil, err
 	}
 	return sw, nil
@@ -130,7 +131,7 @@ func dialOnce(ctx context.Context, cfg DialConfig, hello Hello) (*Writer, error)
 		return nil, err
 	}
 	w := &Writer{w: bufio.NewWriterSize(c, 64<<10), c: c, conn: c}
-	err = w.line(helloMsg{Type: "hello", Version: WireVersion, K6: hello.K6, Extension: hello.Extension, Token: cfg.Token})
+	err = w.line(helloMsg{Type: "hello", Version: WireVersion, K6: hello.K6, Extension: hello.Extension, Shard: hello.Shard, Token: cfg.Token})
 	if err == nil && cfg.Token != "" {
 		err = awaitWelcome(c)
 	}

@@ -51,6 +51,15 @@ type Config struct {
 	// send to one address (a k6-operator TestRun with parallelism N). The
 	// bounds on connections waiting for their hello grow by as many.
 	Streams int
+	// CheckShard, when set, says whether a hello's shard name (Hello.Shard)
+	// is one the receiver waits for; a hello it refuses is turned away. A
+	// shard's second stream while its first is open waits like any other,
+	// and one after its end is refused.
+	CheckShard func(shard string) error
+	// Copy, when set, receives every line of the streams let in, as a
+	// results file holds them (hellos without their token): what the run
+	// received, for `chaosrun judge`. The receiver does not close it.
+	Copy io.Writer
 }
 
 // Receiver accepts the output's connections and reads its stream (or
@@ -77,6 +86,7 @@ type Receiver struct {
 	freed       chan struct{}
 	streams     int
 	endedBy     int // the connection that sent the (last) end
+	senders     senderSet
 	refused     int
 	refusedBy   map[string]int
 	refusedErrs []error
@@ -126,6 +136,7 @@ func ListenWith(ctx context.Context, cfg Config) (*Receiver, error) {
 		r.token = []byte(cfg.Token)
 	}
 	r.st.log, r.st.keep = cfg.Log, cfg.Keep
+	r.senders.check, r.senders.copyTo = cfg.CheckShard, cfg.Copy
 	r.wg.Add(2)
 	go func() {
 		defer r.wg.Done()
@@ -212,7 +223,16 @@ func (r *Receiver) Summary() Summary {
 	sum.RefusedErrors = append([]error(nil), r.refusedErrs...)
 	sum.RefusedByReason = maps.Clone(r.refusedBy)
 	sum.Streams = r.streams
+	sum.CopyErr = r.senders.copyErr
 	return sum
+}
+
+// Senders lists the streams' senders so far, in order of their first
+// hello: which shards said hello, which ended, when each was last heard.
+func (r *Receiver) Senders() []Sender {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.senders.list()
 }
 
 // Close stops accepting, cuts the connections still waiting for their
@@ -367,7 +387,10 @@ func (r *Receiver) admit(c net.Conn, n int, br *bufio.Reader) ([]byte, bool, *re
 	case ref != nil:
 		return nil, answers, ref
 	}
-	return hello, answers, r.claim(n)
+	if ref := r.claim(n, helloShard(hello), c.RemoteAddr().String()); ref != nil {
+		return nil, answers, ref
+	}
+	return hello, answers, nil
 }
 
 // claim makes connection n a stream: as many at a time as the receiver
@@ -375,7 +398,7 @@ func (r *Receiver) admit(c net.Conn, n int, br *bufio.Reader) ([]byte, bool, *re
 // up to handoverWait for one to end (an output that reconnects after a
 // failed write closed the old connection first), then is refused: its
 // windows would count twice.
-func (r *Receiver) claim(n int) *refusal {
+func (r *Receiver) claim(n int, shard, from string) *refusal {
 	timer := time.NewTimer(handoverWait)
 	defer timer.Stop()
 	for {
@@ -388,9 +411,16 @@ func (r *Receiver) claim(n int) *refusal {
 			by := r.endedBy
 			r.mu.Unlock()
 			return refuseAs(reasonAfterEnd, "the stream already ended (connection %d sent its end)", by)
-		case len(r.active) < r.want:
+		}
+		busy, ref := r.senders.admitShard(shard)
+		switch {
+		case ref != nil:
+			r.mu.Unlock()
+			return ref
+		case len(r.active) < r.want && !busy:
 			r.active[n] = true
 			r.streams++
+			r.senders.open(n, shard, from, time.Now())
 			r.mu.Unlock()
 			return nil
 		}
@@ -420,6 +450,7 @@ func connections(ns []int) string {
 func (r *Receiver) release(n int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.senders.close(n)
 	if r.active[n] {
 		delete(r.active, n)
 		close(r.freed)
@@ -434,9 +465,13 @@ func (r *Receiver) line(n, line int, b []byte, tooLong bool) {
 	case tooLong:
 		r.st.fail(fmt.Errorf("connection %d line %d: longer than %d bytes", n, line, lineLimit))
 	default:
+		ends := r.st.ends
 		if err := r.st.handle(b); err != nil {
 			r.st.fail(fmt.Errorf("connection %d line %d: %w", n, line, err))
+		} else {
+			r.senders.copyLine(line, b)
 		}
+		r.senders.line(n, r.st.ends > ends, time.Now())
 	}
 	if r.st.hello.Version != 0 && r.startTime.IsZero() {
 		r.startTime = time.Now()

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/testbed"
+)
+
+// judgeScenario is bank-slow-vault, 15 s of native load, with checks
+// that hold and one that breaches (cash calls that reach the slow vault
+// are slow), firm enough to give the same verdicts run after run; no end
+// check (the judge has no testbed to ask).
+const judgeScenario = `version: 1
+name: judge-e2e
+seed: 7
+services:
+  ledger: {run: ledger}
+  vault: {run: vault}
+  bank:
+    run: bankservice
+    depends_on: [ledger, vault]
+    config: {bulkheads: "on", vault-limit: "8", workers: "64", drawer: "off"}
+workload:
+  duration: 15s
+  streams:
+    check: &transact
+      target: bank
+      method: POST
+      path: /transact/check
+      body: '{"account":"{account}","amount":100,"idempotency_key":"C-{seed}-{seq}"}'
+      headers: {Content-Type: application/json}
+      timeout: 10s
+      tags: {api: TransactCheck, name: TransactCheck}
+      arrival: {rate: 100}
+      keys:
+        account: {kind: uniform, n: 1000, prefix: acct-}
+    cash:
+      <<: *transact
+      path: /transact/cash
+      body: '{"account":"{account}","amount":100,"idempotency_key":"K-{seed}-{seq}"}'
+      tags: {api: TransactCash, name: TransactCash}
+      arrival: {rate: 40}
+faults:
+  - {name: slow-vault, kind: latency, edge: bank->vault, start: 5s, duration: 6s, attributes: {latency: 2000}}
+assertions:
+  - name: check-errors-isolated
+    metric: http_req_failed{api:TransactCheck}
+    window: during slow-vault
+    checks: ["rate < 0.01"]
+  - name: check-fast
+    metric: http_req_duration{api:TransactCheck}
+    window: during slow-vault
+    checks: ["p(99) < 500ms"]
+  - name: cash-fails-fast
+    metric: http_req_duration{api:TransactCash,status:503}
+    window: during slow-vault
+    settle: 2s
+    checks: ["count > 50"]
+  - name: cash-through-vault-fast
+    metric: http_req_duration{api:TransactCash,status:200}
+    window: during slow-vault
+    settle: 2s
+    checks: ["p(99) < 1s"]
+  - name: check-load
+    metric: http_reqs{api:TransactCheck}
+    window: all
+    checks: ["count >= 1400"]
+`
+
+// writeJudgeScenario writes judgeScenario into a folder of its own.
+func writeJudgeScenario(t *testing.T) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "judge-e2e.yaml")
+	if err := os.WriteFile(file, []byte(judgeScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// outcomes are "assertion check: pass|FAIL" of a record's verdicts.
+func outcomes(r *record.Run) []string {
+	var out []string
+	for _, v := range r.Verdicts {
+		res := "pass"
+		if !v.Pass {
+			res = "FAIL"
+		}
+		out = append(out, fmt.Sprintf("%s %s: %s", v.Assertion, v.Check, res))
+	}
+	return out
+}
+
+// TestJudgeE2E: a run with two load shards keeps each shard's stream;
+// `chaosrun judge` over those files and the run record's timeline gives
+// the run's verdicts exactly; a receive-only judge of the same scenario —
+// two `chaosrun load` shards started as separate processes against a
+// testbed, `fault apply --report-to` — gives the same verdicts; a killed
+// shard fails the judge's verdict by name, a stream with a wrong token is
+// refused.
+func TestJudgeE2E(t *testing.T) {
+	skipShort(t)
+	file := writeJudgeScenario(t)
+	res := runChaosrun(t, 3*time.Minute, "--quiet", "--load-shards", "2", file)
+	if res.code != exitBreach {
+		t.Fatalf("run: exit %d, want %d (one check breaches)\n%s\n%s", res.code, exitBreach, res.stdout, res.stderr)
+	}
+	dir := filepath.Join(res.outDir, "judge-e2e")
+	ran := readRecord(t, filepath.Join(dir, "run.json"))
+	want := outcomes(ran)
+	t.Logf("run --load-shards 2: %v", want)
+	if !strings.Contains(strings.Join(want, ";"), "cash-through-vault-fast p(99) < 1s: FAIL") || len(want) != 5 {
+		t.Fatalf("run's verdicts %v: want 5, cash-through-vault-fast failing", want)
+	}
+
+	t.Run("files", func(t *testing.T) { judgeFiles(t, file, dir, ran) })
+	t.Run("receive", func(t *testing.T) { judgeReceive(t, file, want) })
+	t.Run("dead shard", func(t *testing.T) { judgeDeadShard(t, file) })
+}
+
+// judgeFiles judges the run's kept streams with its record's timeline.
+func judgeFiles(t *testing.T, file, dir string, ran *record.Run) {
+	out := t.TempDir()
+	bg := startChaosrun(t, "judge", "--out-dir", out, file, filepath.Join(dir, "logs", "results-shard1.jsonl"),
+		filepath.Join(dir, "logs", "results-shard2.jsonl"), "--faults", filepath.Join(dir, "run.json"))
+	bg.wait(t, time.Minute)
+	if code := bg.cmd.ProcessState.ExitCode(); code != exitBreach {
+		t.Fatalf("judge: exit %d, want %d\n%s", code, exitBreach, bg.stderr)
+	}
+	got := readRecord(t, filepath.Join(out, "judge-e2e", "run.json"))
+	if len(got.Verdicts) != len(ran.Verdicts) {
+		t.Fatalf("judge: %v\nrun:   %v", outcomes(got), outcomes(ran))
+	}
+	for i, v := range ran.Verdicts {
+		g := got.Verdicts[i]
+		if g.Pass != v.Pass || g.Observed != v.Observed || g.Bound != v.Bound || g.Samples != v.Samples || g.Window != v.Window {
+			t.Errorf("verdict %d: judge %+v\nrun %+v", i, g, v)
+		}
+	}
+	// Cut in the middle: refused, naming the file and line.
+	b, err := os.ReadFile(filepath.Join(dir, "logs", "results-shard1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.jsonl")
+	if err := os.WriteFile(cut, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bg = startChaosrun(t, "judge", "--out-dir", t.TempDir(), file, cut)
+	bg.wait(t, time.Minute)
+	if code, msg := bg.cmd.ProcessState.ExitCode(), bg.stderr.String(); code != exitUsage || !strings.Contains(msg, "cut.jsonl:") || !strings.Contains(msg, "no end marker") {
+		t.Errorf("cut file: exit %d, want %d, naming file:line\n%s", code, exitUsage, msg)
+	}
+}
+
+// judgeBed stands the scenario's services and Toxiproxy up, as a cluster
+// would run them, for a receive-only judge.
+func judgeBed(t *testing.T, file string) *testbed.Topology {
+	t.Helper()
+	st := NewState()
+	sc, err := loadScenario(context.Background(), st, file, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := &testbed.Local{Binary: chaosrunBinary(t), LogDir: t.TempDir(), Seed: 7}
+	topo, err := tb.Up(context.Background(), sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		tb.Down(ctx) //nolint:errcheck // best effort in a test
+	})
+	return topo
+}
+
+// freePorts finds a free port P with P+1 free too (streams, events).
+func freePorts(t *testing.T) int {
+	t.Helper()
+	for range 50 {
+		a, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := a.Addr().(*net.TCPAddr).Port
+		b, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+1))
+		a.Close()
+		if err == nil {
+			b.Close()
+			return p
+		}
+	}
+	t.Fatal("no two free ports side by side")
+	return 0
+}
+
+// startShard starts `chaosrun load` shard i/n of file against bank,
+// streaming to addr with token.
+func startShard(t *testing.T, file, bank, addr, token string, i, n int) *background {
+	t.Helper()
+	return startChaosrunWith(t, func(c *exec.Cmd) { c.Env = append(os.Environ(), resultsTokenEnv+"="+token) },
+		"load", file, "--shard", fmt.Sprintf("%d/%d", i, n), "--target", "bank="+bank, "--results", "tcp://"+addr)
+}
+
+func judgeReceive(t *testing.T, file string, want []string) {
+	topo := judgeBed(t, file)
+	bank, err := topo.TargetURL("bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, token, out := freePorts(t), "judge-e2e-token", t.TempDir()
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	j := startChaosrun(t, "judge", "--listen", addr, "--shards", "2", "--token", token, "--out-dir", out, file)
+	time.Sleep(time.Second)
+	fa := startChaosrun(t, "fault", "apply", "--toxiproxy", topo.ToxiproxyURL, "--report-to", "http://127.0.0.1:"+strconv.Itoa(port+1),
+		"--report-token", token, file)
+	shards := []*background{startShard(t, file, bank, addr, token, 0, 2), startShard(t, file, bank, addr, token, 1, 2)}
+	j.wait(t, 2*time.Minute)
+	fa.wait(t, 30*time.Second)
+	for _, s := range shards {
+		s.wait(t, 30*time.Second)
+	}
+	if code := j.cmd.ProcessState.ExitCode(); code != exitBreach {
+		t.Fatalf("judge: exit %d, want %d\n%s\nfault apply:\n%s", code, exitBreach, j.stderr, fa.stderr)
+	}
+	got := outcomes(readRecord(t, filepath.Join(out, "judge-e2e", "run.json")))
+	t.Logf("judge --listen --shards 2: %v", got)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("receive-only judge: %v\nrun --load-shards 2: %v", got, want)
+	}
+	if !strings.Contains(j.stderr.String(), "2 of 2 shard(s) connected") {
+		t.Errorf("no progress line naming the shards:\n%s", j.stderr)
+	}
+}
+
+// judgeDeadShard kills shard 1/2 mid-run and sends a stream with a wrong
+// token: the judge refuses the stranger and fails naming the dead shard.
+func judgeDeadShard(t *testing.T, file string) {
+	topo := judgeBed(t, file)
+	bank, err := topo.TargetURL("bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, token, out := freePorts(t), "judge-e2e-token", t.TempDir()
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	j := startChaosrun(t, "judge", "--listen", addr, "--shards", "2", "--token", token, "--margin", "3s", "--out-dir", out, file)
+	time.Sleep(time.Second)
+	stranger := startShard(t, file, bank, addr, "wrong-token", 0, 2)
+	stranger.wait(t, 30*time.Second)
+	if code, msg := stranger.cmd.ProcessState.ExitCode(), stranger.stderr.String(); code != exitRunError || !strings.Contains(msg, "wrong token") {
+		t.Errorf("stream with a wrong token: exit %d, want %d and the reason\n%s", code, exitRunError, msg)
+	}
+	shards := []*background{startShard(t, file, bank, addr, token, 0, 2), startShard(t, file, bank, addr, token, 1, 2)}
+	time.Sleep(5 * time.Second)
+	if err := syscall.Kill(shards[1].cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	j.wait(t, 2*time.Minute)
+	shards[0].wait(t, 30*time.Second)
+	msg := j.stderr.String()
+	if code := j.cmd.ProcessState.ExitCode(); code != exitRunError || !strings.Contains(msg, "shard 1/2: its stream ended without its end marker") {
+		t.Fatalf("judge: exit %d, want %d naming shard 1/2\n%s", code, exitRunError, msg)
+	}
+	if !strings.Contains(msg, "wrong token") {
+		t.Errorf("the judge did not print the refused stream:\n%s", msg)
+	}
+	r := readRecord(t, filepath.Join(out, "judge-e2e", "run.json"))
+	if !r.Incomplete || !strings.Contains(strings.Join(outcomes(r), ";"), "shard 1/2 streamed its results to their end: FAIL") {
+		t.Errorf("record: incomplete %v, verdicts %v", r.Incomplete, outcomes(r))
+	}
+}

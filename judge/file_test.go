@@ -1,0 +1,152 @@
+package judge
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chaosrun/chaosrun/assertions"
+	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/scenario"
+)
+
+// TestFromFilesIsTheRecordsVerdicts: two shards' files, merged, give the
+// verdicts assertions.Evaluate gives over the windows merged directly,
+// with the timeline from a run record or from an events file.
+func TestFromFilesIsTheRecordsVerdicts(t *testing.T) {
+	sc := testScenario()
+	dir := t.TempDir()
+	a := writeResults(t, dir, "0/2", shardWindows(t, 0, 2), true)
+	b := writeResults(t, dir, "1/2", shardWindows(t, 1, 2), true)
+	merged, err := record.MergeWindows(shardWindows(t, 0, 2), shardWindows(t, 1, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := &record.Run{Start: t0.Add(300e6), End: t0.Add(10e9), Windows: merged, Faults: events()}
+	want := assertions.Evaluate(ref, sc.Assertions)
+
+	recFile, err := json.Marshal(&record.Run{SchemaVersion: record.SchemaVersion, Start: ref.Start, End: ref.End, Faults: events()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []byte
+	for _, ev := range events() {
+		l, _ := json.Marshal(ev)
+		lines = append(append(lines, l...), '\n')
+	}
+	for _, tc := range []struct {
+		name string
+		tl   []byte
+	}{{"run record", recFile}, {"events file", lines}} {
+		t.Run(tc.name, func(t *testing.T) {
+			tl, err := ReadTimeline("timeline", tc.tl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := FromFiles(sc, FileOptions{Files: []string{a, b}, Timeline: &tl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := rec.Verdicts
+			if tc.name == "events file" {
+				// load from the first window's start: the window at t0
+				// counts too, as it does not in the record.
+				ref2 := *ref
+				ref2.Start = t0
+				want = assertions.Evaluate(&ref2, sc.Assertions)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("verdicts %v, want %d", verdictsOf(rec), len(want))
+			}
+			for i := range want {
+				if got[i].Pass != want[i].Pass || got[i].Observed != want[i].Observed || got[i].Samples != want[i].Samples {
+					t.Errorf("verdict %d: %+v, want %+v", i, got[i], want[i])
+				}
+			}
+			if s := strings.Join(verdictsOf(rec), "; "); !strings.Contains(s, "fast p(99) < 100ms: FAIL") || !strings.Contains(s, "no-errors rate < 0.01: pass") || !strings.Contains(s, "all-there count == 200: pass") {
+				t.Errorf("verdicts %s", s)
+			}
+		})
+	}
+}
+
+// TestFromFilesRefusesBadInput: a file cut in the middle, one without its
+// end, a malformed line or no results file at all is an InputError that
+// names the file and line; --partial judges what is there, marked
+// incomplete.
+func TestFromFilesRefusesBadInput(t *testing.T) {
+	sc := testScenario()
+	dir := t.TempDir()
+	good := writeResults(t, dir, "0/1", shardWindows(t, 0, 1), true)
+	body, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cutAt := len(body) / 2
+	cut := writeFile(t, filepath.Join(dir, "cut.jsonl"), body[:cutAt])
+	unended := writeResults(t, t.TempDir(), "0/1", shardWindows(t, 0, 1), false)
+	lines := strings.SplitAfter(string(body), "\n")
+	lines[3] = `{"type":"window","start":"2026-01-01T12:00:02Z","series":[{"metric":"x","kind":"histogram","count":1}]}` + "\n"
+	badKind := writeFile(t, filepath.Join(dir, "kind.jsonl"), []byte(strings.Join(lines, "")))
+	notResults := writeFile(t, filepath.Join(dir, "run.json"), []byte(`{"schema_version":1}`))
+	tests := []struct {
+		name, file string
+		want       []string
+	}{
+		{"cut in the middle", cut, []string{"cut.jsonl:", "not a JSON message", "no end marker"}},
+		{"no end marker", unended, []string{"no end marker", "cut short"}},
+		{"unknown kind", badKind, []string{"kind.jsonl:4:", `kind "histogram"; allowed: trend, counter, rate, gauge`}},
+		{"not a results file", notResults, []string{"is not a results file", "hello"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := FromFiles(sc, FileOptions{Files: []string{tc.file}})
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error %v, want an InputError", err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %q:\n%v", w, err)
+				}
+			}
+			if tc.name == "not a results file" {
+				return
+			}
+			rec, err := FromFiles(sc, FileOptions{Files: []string{tc.file}, Partial: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rec.Incomplete || len(rec.Problems) == 0 || len(rec.Windows) == 0 {
+				t.Errorf("--partial: incomplete %v, problems %v, %d windows", rec.Incomplete, rec.Problems, len(rec.Windows))
+			}
+		})
+	}
+}
+
+// TestFromFilesSaysWhatItCannotJudge: an end-check assertion over results
+// files alone fails, and the record says why.
+func TestFromFilesSaysWhatItCannotJudge(t *testing.T) {
+	sc := testScenario()
+	sc.Assertions = append(sc.Assertions, record0EndCheck())
+	f := writeResults(t, t.TempDir(), "0/1", shardWindows(t, 0, 1), true)
+	rec, err := FromFiles(sc, FileOptions{Files: []string{f}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(rec.Problems, func(p string) bool { return strings.Contains(p, "end checks, which results streams do not carry") }) {
+		t.Errorf("problems %v", rec.Problems)
+	}
+	// Without a timeline, the fault was never applied: its windows fail.
+	if rec.Verdicts[0].Pass || !strings.Contains(rec.Verdicts[0].Error, "never applied") || len(rec.NotApplied) != 1 {
+		t.Errorf("verdict %+v, not applied %+v", rec.Verdicts[0], rec.NotApplied)
+	}
+}
+
+func record0EndCheck() scenario.Assertion {
+	return scenario.Assertion{Name: "money", Metric: "end_check_failures{check:money}", Checks: []scenario.Check{{Threshold: "count == 0"}}}
+}
