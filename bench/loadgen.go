@@ -419,6 +419,10 @@ func (b *bench) loadgenSection(ctx context.Context) (Section, error) {
 			a.search.Record(rate, st.OK)
 		}
 	}
+	all, err = b.nativeAtK6Rate(ctx, arms, all)
+	if err != nil {
+		return sec, err
+	}
 	sec.Detail = map[string]any{"wrk": w, "steps": all, "step_seconds": b.cfg.step.Seconds()}
 	best := func(key string) (loadStep, bool) {
 		var top loadStep

@@ -231,3 +231,30 @@ func (b *bench) nativeStall(ctx context.Context) (p99, maxMs float64, n int64, e
 	}
 	return float64(h.ValueAtQuantile(99)) / 1000, float64(h.Max()) / 1000, h.TotalCount(), nil
 }
+
+// nativeAtK6Rate runs one more native step at plain k6's highest rate when
+// the searches passed no rate in common, so that CPU per request is
+// compared at the same rate.
+func (b *bench) nativeAtK6Rate(ctx context.Context, arms []*loadArm, all []loadStep) ([]loadStep, error) {
+	var a, f *loadArm
+	for _, x := range arms {
+		switch x.key {
+		case "a":
+			a = x
+		case "f":
+			f = x
+		}
+	}
+	if a == nil || f == nil || a.search.Best() == 0 {
+		return all, nil
+	}
+	if _, _, ok := commonStep(all, "f", "a"); ok {
+		return all, nil
+	}
+	st, err := f.run(a.search.Best())
+	if err != nil {
+		return all, fmt.Errorf("%s at %d/s: %w", f.name, a.search.Best(), err)
+	}
+	b.logf("  f at %d/s (plain k6's rate, for CPU per request): %.0f/s, %.1f µs CPU/req, ok %v", st.Rate, st.Achieved, st.CPUus, st.OK)
+	return append(all, st), nil
+}
