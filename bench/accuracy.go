@@ -87,6 +87,21 @@ func windowsHist(ws []record.Window, metric string) (*hdrhistogram.Histogram, er
 // streamed to the harness's receiver, as the runner does; onStart, if set,
 // runs in its own goroutine once the stream's hello arrived (k6 starts load).
 func (b *bench) k6Stream(ctx context.Context, env map[string]string, onStart func(context.Context) error, extra ...string) (stream.Summary, error) {
+	return b.withReceiver(ctx, onStart, func(addr string) error {
+		extra = append(extra, "--out", "resilience=tcp://"+addr)
+		r, err := runCmd(ctx, 3*time.Minute, b.tmp, []string{"K6_NO_USAGE_REPORT=true"}, b.k6,
+			k6Args(filepath.Join(b.root, "bench", "k6", "car.js"), env, extra...)...)
+		if err == nil && r.Code != 0 {
+			err = fmt.Errorf("k6 exited %d: %s", r.Code, lastLines(string(r.Out), 10))
+		}
+		return err
+	})
+}
+
+// withReceiver listens for a results stream, calls run with its address
+// and returns what arrived; onStart, if set, runs in its own goroutine once
+// the stream's hello arrived (load starts).
+func (b *bench) withReceiver(ctx context.Context, onStart func(context.Context) error, run func(addr string) error) (stream.Summary, error) {
 	rec, err := stream.Listen(ctx)
 	if err != nil {
 		return stream.Summary{}, err
@@ -106,14 +121,8 @@ func (b *bench) k6Stream(ctx context.Context, env map[string]string, onStart fun
 		}
 		startErr <- nil
 	}()
-	extra = append(extra, "--out", "resilience=tcp://"+rec.Addr())
-	r, err := runCmd(ctx, 3*time.Minute, b.tmp, []string{"K6_NO_USAGE_REPORT=true"}, b.k6,
-		k6Args(filepath.Join(b.root, "bench", "k6", "car.js"), env, extra...)...)
-	if err != nil {
+	if err := run(rec.Addr()); err != nil {
 		return stream.Summary{}, err
-	}
-	if r.Code != 0 {
-		return stream.Summary{}, fmt.Errorf("k6 exited %d: %s", r.Code, lastLines(string(r.Out), 10))
 	}
 	cancel()
 	if err := <-startErr; err != nil {
@@ -180,6 +189,20 @@ func (b *bench) accuracySection(ctx context.Context) (Section, error) {
 			Note: "coordinated omission hides it"},
 		Row{Name: "p99, wrk (2 connections), same stall", Value: co.WrkP99, Unit: "ms", Ref: "stall", RefValue: 1000,
 			Note: "wrk corrects for coordinated omission"})
+	rows, nd, err := b.nativeAccuracy(ctx, dur)
+	if err != nil {
+		return sec, fmt.Errorf("native engine: %w", err)
+	}
+	detail["native"] = nd
+	sec.Rows = append(sec.Rows, rows...)
+	p99, mx, n, err := b.nativeStall(ctx)
+	if err != nil {
+		return sec, fmt.Errorf("native engine, stall: %w", err)
+	}
+	nd["stall"] = map[string]any{"p99_ms": p99, "max_ms": mx, "requests": n}
+	b.logf("  stall: native p99 %.0f ms (max %.0f, %d requests)", p99, mx, n)
+	sec.Rows = append(sec.Rows, Row{Name: "native: p99, open model (chaosrun load 200/s), same stall", Value: p99, Unit: "ms",
+		Ref: "stall", RefValue: 1000, Goal: AtLeast(0.9), Note: "latency from the intended send time"})
 	return sec, nil
 }
 

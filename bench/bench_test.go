@@ -377,3 +377,48 @@ func TestReadmeTableIsResults(t *testing.T) {
 		t.Errorf("README's bench table differs from bench/results.json; paste the output of\n  go run ./bench -render bench/results.json -markdown\ngot:\n%s\nwant:\n%s", got, want.String())
 	}
 }
+
+func TestMergeResults(t *testing.T) {
+	dir := t.TempDir()
+	base := &Results{Version: ResultsVersion, Date: "2026-01-01", Sections: []Section{
+		{Name: "load", Rows: []Row{{Name: "old", Value: 1}}}, {Name: "ingest", Rows: []Row{{Name: "kept", Value: 2}}}}}
+	part := &Results{Version: ResultsVersion, Date: "2026-01-02", Command: "go run ./bench -only loadgen", Wall: "5m0s",
+		Machine: Machine{Tools: map[string]string{"k6": "v1"}}, Notes: []string{"a subset"},
+		Sections: []Section{{Name: "load", Rows: []Row{{Name: "new", Value: 3, Ref: "r", RefValue: 1, Goal: AtLeast(2)}}}, {Name: "extra"}}}
+	into, from := filepath.Join(dir, "results.json"), filepath.Join(dir, "partial.json")
+	if err := base.Save(into); err != nil {
+		t.Fatal(err)
+	}
+	if err := part.Save(from); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := mergeResults(into, from, &out); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(into)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{}
+	for _, s := range got.Sections {
+		names = append(names, s.Name+":"+strings.Join(rowNames(s), ","))
+	}
+	if strings.Join(names, " ") != "load:new ingest:kept extra:" {
+		t.Fatalf("sections after the merge: %v", names)
+	}
+	if r := got.Sections[0].Rows[0]; r.Pass == nil || !*r.Pass {
+		t.Fatalf("merged row not finished: %+v", r)
+	}
+	if got.Date != "2026-01-01" || got.Machine.Tools["k6"] != "v1" || len(got.Notes) != 3 || !strings.Contains(got.Notes[0], "2026-01-02") {
+		t.Fatalf("date %s, tools %v, notes %q", got.Date, got.Machine.Tools, got.Notes)
+	}
+}
+
+func rowNames(s Section) []string {
+	var n []string
+	for _, r := range s.Rows {
+		n = append(n, r.Name)
+	}
+	return n
+}

@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -353,7 +355,8 @@ type loadArm struct {
 
 // loadgenSection finds each generator's highest sustained rate on the
 // bench's own server: wrk (closed model) as the ceiling, then k6 plain, k6
-// with the results output, k6 with its JSON output and vegeta, searched in
+// with the results output, k6 with its JSON output, vegeta and the native
+// engine (bare, and with smart clients and Zipf keys), searched in
 // turn so that the arms share the machine's noise. A trial that failed by
 // a hair is run up to twice more before it counts: one hiccup of a shared
 // machine should not end a search.
@@ -378,6 +381,14 @@ func (b *bench) loadgenSection(ctx context.Context) (Section, error) {
 			run: func(r int) (loadStep, error) { return b.k6Step(ctx, b.plainK6, "c", url, r, "json") }},
 		{key: "d", name: "(d) vegeta attack", search: &RateSearch{Start: 4000, Max: 80000, MinStep: 500, Resolution: 0.05, MaxSteps: steps},
 			run: func(r int) (loadStep, error) { return b.vegetaStep(ctx, url, r) }},
+		{key: "f", name: "(f) native engine", search: nativeSearch(steps),
+			run: func(r int) (loadStep, error) { return b.nativeStep(ctx, "f", b.server.URL(), r, false) }},
+		{key: "g", name: "(g) native engine, smart clients + Zipf keys", search: nativeSearch(steps),
+			run: func(r int) (loadStep, error) { return b.nativeStep(ctx, "g", b.server.URL(), r, true) }},
+	}
+	if b.cfg.arms != "" {
+		arms = slices.DeleteFunc(arms, func(a *loadArm) bool { return !slices.Contains(strings.Split(b.cfg.arms, ","), a.key) })
+		b.notes = append(b.notes, "load generation: only arms "+b.cfg.arms+" searched")
 	}
 	var all []loadStep
 	for more := true; more; {
@@ -418,14 +429,23 @@ func (b *bench) loadgenSection(ctx context.Context) (Section, error) {
 		}
 		return top, top.Rate > 0
 	}
-	a, b2, c, d := arms[0].search.Best(), arms[1].search.Best(), arms[2].search.Best(), arms[3].search.Best()
+	bestOf := func(key string) int {
+		for _, a := range arms {
+			if a.key == key {
+				return a.search.Best()
+			}
+		}
+		return 0
+	}
+	a, b2, c, d := bestOf("a"), bestOf("b"), bestOf("c"), bestOf("d")
 	sec.Rows = append(sec.Rows,
 		Row{Name: "(e) wrk, closed model, 32 connections: ceiling", Value: w.PerSec, Unit: "req/s"},
-		Row{Name: arms[0].name, Value: float64(a), Unit: "req/s", Ref: "(e) wrk", RefValue: w.PerSec, Note: b.plainNote},
-		Row{Name: arms[1].name, Value: float64(b2), Unit: "req/s", Ref: "(a)", RefValue: float64(a), Goal: AtLeast(0.9)},
-		Row{Name: arms[2].name, Value: float64(c), Unit: "req/s", Ref: "(a)", RefValue: float64(a)},
-		Row{Name: arms[3].name, Value: float64(d), Unit: "req/s", Ref: "(e) wrk", RefValue: w.PerSec},
+		Row{Name: "(a) plain k6, constant-arrival-rate", Value: float64(a), Unit: "req/s", Ref: "(e) wrk", RefValue: w.PerSec, Note: b.plainNote},
+		Row{Name: "(b) k6 + xk6-resilience output to the harness", Value: float64(b2), Unit: "req/s", Ref: "(a)", RefValue: float64(a), Goal: AtLeast(0.9)},
+		Row{Name: "(c) k6 + its JSON output", Value: float64(c), Unit: "req/s", Ref: "(a)", RefValue: float64(a)},
+		Row{Name: "(d) vegeta attack", Value: float64(d), Unit: "req/s", Ref: "(e) wrk", RefValue: w.PerSec},
 	)
+	sec.Rows = append(sec.Rows, nativeRows(all, a, d, bestOf("f"), bestOf("g"))...)
 	sb, okB := best("b")
 	sc, okC := best("c")
 	if okB && okC {

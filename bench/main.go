@@ -37,6 +37,7 @@ var sectionNames = []string{"loadgen", "ingest", "judge", "accuracy", "faults", 
 // config is the bench's flags.
 type config struct {
 	only        []string
+	arms        string
 	step        time.Duration
 	searchSteps int
 	benchtime   string
@@ -82,6 +83,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	var cfg config
 	only := fs.String("only", "", "comma-separated sections to run (default all: "+strings.Join(sectionNames, ",")+")")
+	fs.StringVar(&cfg.arms, "arms", "", "load generation: comma-separated arms to search (a,b,c,d plain k6, k6 with the output, k6 with JSON, vegeta; f,g native bare and smart); default all, for trying one engine")
 	fs.DurationVar(&cfg.step, "step", 4*time.Second, "load duration of each rate-search step")
 	fs.IntVar(&cfg.searchSteps, "search-steps", 9, "most steps of each rate search")
 	fs.StringVar(&cfg.benchtime, "benchtime", "200ms", "-benchtime of the Go micro-benchmarks")
@@ -96,6 +98,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.machine, "machine", "", "machine description for the results (default: cores, memory and OS found here)")
 	render := fs.String("render", "", "print a saved results.json instead of running")
 	markdown := fs.Bool("markdown", false, "with -render: print the README's Markdown table")
+	merge := fs.String("merge", "", "put the sections of a saved partial run (e.g. bench/results-partial.json) into -o (default bench/results.json) in place of theirs, noting where they came from")
 	serve := fs.Bool("serve", false, "internal: run the bench's HTTP server")
 	ingestChild := fs.Int("ingest-child", 0, "internal: ingest N synthetic windows and print the cost as JSON")
 	ingestRate := fs.Int("ingest-rate", 4000, "internal: requests per second the synthetic windows hold")
@@ -116,6 +119,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return serveHTTP(ctx, stdout)
 	case *ingestChild > 0:
 		return ingestChildMain(ctx, *ingestChild, *ingestRate, stdout)
+	case *merge != "":
+		into := cfg.out
+		if into == "" {
+			into = "bench/results.json"
+		}
+		return mergeResults(into, *merge, stdout)
 	case *judgeChild > 0:
 		self, err := os.Executable()
 		if err != nil {
@@ -273,7 +282,7 @@ func (b *bench) setup(ctx context.Context) error {
 		b.tools["vegeta"] = modVersion(filepath.Join(mod, "go.mod"), "github.com/tsenart/vegeta/v12")
 		b.tools["benchstat"] = modVersion(filepath.Join(mod, "go.mod"), "golang.org/x/perf")
 	}
-	if need("faults", "targets", "verdict") {
+	if need("loadgen", "accuracy", "faults", "targets", "verdict") {
 		b.logf("chaosrun binary")
 		b.chaosrun = filepath.Join(b.tmp, "chaosrun")
 		t0 := time.Now()

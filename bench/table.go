@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -307,3 +309,39 @@ func Load(path string) (*Results, error) {
 
 // secs is a duration in seconds, for JSON.
 func secs(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 }
+
+// mergeResults replaces the sections of the results in into with those of
+// the results in from (by name; new ones are added at the end) and notes
+// which run each came from.
+func mergeResults(into, from string, stdout io.Writer) error {
+	base, err := Load(into)
+	if err != nil {
+		return err
+	}
+	part, err := Load(from)
+	if err != nil {
+		return err
+	}
+	for _, s := range part.Sections {
+		i := slices.IndexFunc(base.Sections, func(b Section) bool { return b.Name == s.Name })
+		if i < 0 {
+			base.Sections = append(base.Sections, s)
+		} else {
+			base.Sections[i] = s
+		}
+		base.Notes = append(base.Notes, fmt.Sprintf("%s: from a run of %s (`%s`, %s)", s.Name, part.Date, part.Command, part.Wall))
+	}
+	for _, n := range part.Notes {
+		base.Notes = append(base.Notes, "that run: "+n)
+	}
+	if base.Machine.Tools == nil {
+		base.Machine.Tools = map[string]string{}
+	}
+	maps.Copy(base.Machine.Tools, part.Machine.Tools)
+	base.Finish()
+	if err := base.Save(into); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d section(s) from %s\n", into, len(part.Sections), from)
+	return nil
+}

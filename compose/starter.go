@@ -1,7 +1,9 @@
 package compose
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -120,4 +122,25 @@ func script(targets []string) string {
 	b.WriteString("  options.scenarios[name] = {\n    executor: 'constant-arrival-rate', exec: 'get', env: { TARGET: name },\n    rate: rate, timeUnit: '1s', duration: __ENV.DURATION || '60s',\n    preAllocatedVUs: 20, maxVUs: 200, gracefulStop: '5s',\n  };\n}\n\n")
 	b.WriteString("export function get() {\n  const name = __ENV.TARGET;\n  http.get(`${targets[name]}${path}`, { tags: { api: name, name: name } });\n}\n")
 	return b.String()
+}
+
+// existsError says a starter file is there already.
+type existsError struct{ path string }
+
+func (e *existsError) Error() string        { return e.path + " exists (--force overwrites it)" }
+func (e *existsError) Is(target error) bool { return target == fs.ErrExist }
+
+// Write writes the scenario and its script into folder out and returns
+// their paths. A file that exists is left as it is, unless force, with an
+// error that is fs.ErrExist.
+func (s *Starter) Write(out string, force bool) (scenarioPath, scriptPath string, err error) {
+	scenarioPath, scriptPath = filepath.Join(out, s.Name+".yaml"), filepath.Join(out, s.ScriptName)
+	for _, p := range []string{scenarioPath, scriptPath} {
+		if _, err := os.Stat(p); err == nil && !force {
+			return "", "", &existsError{p}
+		}
+	}
+	err = errors.Join(os.MkdirAll(out, 0o755), os.WriteFile(scenarioPath, []byte(s.Scenario), 0o644),
+		os.WriteFile(scriptPath, []byte(s.Script), 0o644))
+	return scenarioPath, scriptPath, err
 }

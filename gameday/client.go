@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os/user"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -111,4 +114,35 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 		}
 	}
 	return nil
+}
+
+// Refused reports whether err is the game day refusing a request as
+// wrong (4xx), not failing to serve it.
+func Refused(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.StatusCode >= 400 && ae.StatusCode < 500
+}
+
+// ParseAttrs reads a fault's attributes from NAME=NUMBER values (`chaosrun
+// fault add --attr`).
+func ParseAttrs(attrs []string) (map[string]float64, error) {
+	out := map[string]float64{}
+	for _, a := range attrs {
+		k, v, ok := strings.Cut(a, "=")
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if !ok || err != nil || k == "" {
+			return nil, fmt.Errorf("--attr %q: want NAME=NUMBER, e.g. latency=2000", a)
+		}
+		out[strings.TrimSpace(k)] = f
+	}
+	return out, nil
+}
+
+// Terminal names who acts from this terminal, for the timeline: the user
+// when known.
+func Terminal() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username + " (terminal)"
+	}
+	return "terminal"
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -81,5 +82,25 @@ func TestNewClientRefusesOtherURLs(t *testing.T) {
 		if _, err := NewClient(u, ""); err == nil || !strings.Contains(err.Error(), "not an http(s) URL") {
 			t.Errorf("NewClient(%q): %v", u, err)
 		}
+	}
+}
+
+// TestParseAttrsAndRefused: attributes are NAME=NUMBER, each bad one named;
+// only a 4xx answer is a refusal.
+func TestParseAttrsAndRefused(t *testing.T) {
+	got, err := ParseAttrs([]string{"latency=2000", " jitter = 5.5"})
+	if err != nil || got["latency"] != 2000 || got["jitter"] != 5.5 || len(got) != 2 {
+		t.Errorf("ParseAttrs = %v, %v", got, err)
+	}
+	for _, bad := range []string{"latency", "=1", "latency=fast"} {
+		if _, err := ParseAttrs([]string{bad}); err == nil || !strings.Contains(err.Error(), bad) {
+			t.Errorf("ParseAttrs(%q): err %v, want one naming it", bad, err)
+		}
+	}
+	if !Refused(fmt.Errorf("add: %w", &APIError{StatusCode: 409})) || Refused(&APIError{StatusCode: 503}) || Refused(errors.New("dial")) {
+		t.Error("Refused does not tell 4xx from the rest")
+	}
+	if Terminal() == "" {
+		t.Error("Terminal is empty")
 	}
 }

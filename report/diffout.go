@@ -1,9 +1,11 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -112,4 +114,41 @@ func (d *Diff) Markdown() string {
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// CompareFiles compares the run records at base and head (files, or
+// folders of them). A record that cannot be read or used is an error with
+// no Diff; ErrNothingCompared comes with the Diff, which says why.
+func CompareFiles(base, head string, o DiffOptions) (*Diff, error) {
+	b, err := ReadComparableRuns([]string{base})
+	if err != nil {
+		return nil, fmt.Errorf("base: %w", err)
+	}
+	h, err := ReadComparableRuns([]string{head})
+	if err != nil {
+		return nil, fmt.Errorf("head: %w", err)
+	}
+	d, err := Compare(b, h, o)
+	if err != nil && !errors.Is(err, ErrNothingCompared) {
+		return nil, err
+	}
+	return d, err
+}
+
+// WriteFiles writes the comparison as JSON to jsonPath and as Markdown
+// to mdPath; an empty path is not written.
+func (d *Diff) WriteFiles(jsonPath, mdPath string) error {
+	if jsonPath != "" {
+		b, err := d.JSON()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(jsonPath, b, 0o644); err != nil {
+			return err
+		}
+	}
+	if mdPath != "" {
+		return os.WriteFile(mdPath, []byte(d.Markdown()), 0o644)
+	}
+	return nil
 }

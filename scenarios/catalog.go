@@ -7,8 +7,10 @@ package scenarios
 import (
 	"embed"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
+	"text/tabwriter"
 )
 
 //go:embed *.yaml
@@ -115,4 +117,19 @@ func ReadRef(ref string) ([]byte, error) {
 		return nil, fmt.Errorf("%s names every catalog scenario; name one: %sNAME", ref, Prefix)
 	}
 	return Read(strings.TrimPrefix(refs[0], Prefix))
+}
+
+// WriteList writes the catalog to w as a table (name, claim, the --set
+// that switches the protection off) and how to run and read its scenarios.
+func WriteList(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tCLAIM\tSWITCH IT OFF WITH")
+	for _, e := range catalog {
+		fmt.Fprintf(tw, "%s\t%s\t--set %s\n", e.Name, e.Claim, strings.Join(e.Switch, " --set "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\nrun one: chaosrun run catalog:NAME   all: chaosrun run catalog:   read one: chaosrun catalog show NAME")
+	return err
 }

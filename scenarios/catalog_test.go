@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"io/fs"
 	"slices"
 	"strings"
@@ -90,5 +91,23 @@ func TestReadRef(t *testing.T) {
 	}
 	if !IsRef("catalog:x") || IsRef("x.yaml") || IsRef("./catalog:x") {
 		t.Error("IsRef: wrong answer")
+	}
+}
+
+// TestWriteList: a header, a row per scenario with its claim and switch,
+// and how to run them.
+func TestWriteList(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteList(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.HasPrefix(out, "NAME ") || !strings.Contains(out, "chaosrun run catalog:NAME") {
+		t.Errorf("list:\n%s", out)
+	}
+	for _, e := range All() {
+		if !strings.Contains(out, e.Name) || !strings.Contains(out, "--set "+e.Switch[0]) {
+			t.Errorf("list lacks %s or its switch %v", e.Name, e.Switch)
+		}
 	}
 }

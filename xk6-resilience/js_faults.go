@@ -24,94 +24,120 @@ func (mi *ModuleInstance) jsToxiproxy(call sobek.FunctionCall) sobek.Value {
 		common.Throw(rt, err)
 	}
 	tp.OnChange = mi.pushFault
-	// ctx is the VU's context for every call; the init context has none to change faults in.
-	ctx := func(what string) context.Context {
-		if mi.vu.State() == nil {
-			common.Throw(rt, fmt.Errorf("toxiproxy.%s: call it from setup(), default or a scenario's exec, not the init context", what))
-		}
-		if err := mi.permitted(tp.Host()); err != nil {
-			common.Throw(rt, fmt.Errorf("toxiproxy.%s: %w", what, err))
-		}
-		return mi.vu.Context()
-	}
-	str := func(c sobek.FunctionCall, i int, what, name string) string {
-		v := c.Argument(i)
-		if sobek.IsUndefined(v) || sobek.IsNull(v) || v.String() == "" {
-			common.Throw(rt, fmt.Errorf("toxiproxy.%s: %s is required", what, name))
-		}
-		return v.String()
-	}
-	ret := func(raw json.RawMessage, err error) sobek.Value {
-		if err != nil {
-			common.Throw(rt, err)
-		}
-		return jsonParse(rt, raw)
-	}
-	done := func(err error) sobek.Value {
-		if err != nil {
-			common.Throw(rt, err)
-		}
-		return sobek.Undefined()
-	}
-	toxic := func(c sobek.FunctionCall, i int, what string) Toxic {
-		var t Toxic
-		b, err := json.Marshal(c.Argument(i).Export())
-		if err == nil {
-			err = json.Unmarshal(b, &t)
-		}
-		if err != nil {
-			common.Throw(rt, fmt.Errorf("toxiproxy.%s: toxic must be {name, type, stream, toxicity, attributes}: %w", what, err))
-		}
-		return t
-	}
-	fns := map[string]func(sobek.FunctionCall) sobek.Value{
-		"createProxy": func(c sobek.FunctionCall) sobek.Value {
-			var p Proxy
-			p.Enabled = true
-			b, err := json.Marshal(c.Argument(0).Export())
-			if err == nil {
-				err = json.Unmarshal(b, &p)
-			}
-			if err != nil || p.Name == "" || p.Upstream == "" {
-				common.Throw(rt, fmt.Errorf("toxiproxy.createProxy: want {name, listen, upstream, enabled} with name and upstream set (%v)", err))
-			}
-			if p.Listen == "" {
-				p.Listen = "127.0.0.1:0"
-			}
-			return ret(tp.CreateProxy(ctx("createProxy"), p))
-		},
-		"deleteProxy": func(c sobek.FunctionCall) sobek.Value {
-			return done(tp.DeleteProxy(ctx("deleteProxy"), str(c, 0, "deleteProxy", "proxy name")))
-		},
-		"proxy": func(c sobek.FunctionCall) sobek.Value {
-			return ret(tp.Proxy(ctx("proxy"), str(c, 0, "proxy", "proxy name")))
-		},
-		"proxies": func(sobek.FunctionCall) sobek.Value { return ret(tp.Proxies(ctx("proxies"))) },
-		"enable": func(c sobek.FunctionCall) sobek.Value {
-			return done(tp.SetEnabled(ctx("enable"), str(c, 0, "enable", "proxy name"), true))
-		},
-		"disable": func(c sobek.FunctionCall) sobek.Value {
-			return done(tp.SetEnabled(ctx("disable"), str(c, 0, "disable", "proxy name"), false))
-		},
-		"addToxic": func(c sobek.FunctionCall) sobek.Value {
-			proxy := str(c, 0, "addToxic", "proxy name")
-			return ret(tp.AddToxic(ctx("addToxic"), proxy, toxic(c, 1, "addToxic")))
-		},
-		"updateToxic": func(c sobek.FunctionCall) sobek.Value {
-			proxy, name := str(c, 0, "updateToxic", "proxy name"), str(c, 1, "updateToxic", "toxic name")
-			return ret(tp.UpdateToxic(ctx("updateToxic"), proxy, name, toxic(c, 2, "updateToxic")))
-		},
-		"removeToxic": func(c sobek.FunctionCall) sobek.Value {
-			proxy, name := str(c, 0, "removeToxic", "proxy name"), str(c, 1, "removeToxic", "toxic name")
-			return done(tp.RemoveToxic(ctx("removeToxic"), proxy, name))
-		},
-		"reset": func(sobek.FunctionCall) sobek.Value { return done(tp.Reset(ctx("reset"))) },
-	}
+	j := &jsTP{mi: mi, rt: rt, tp: tp}
 	obj := rt.NewObject()
-	for k, f := range fns {
+	for k, f := range j.methods() {
 		must(rt, obj.Set(k, f))
 	}
 	return obj
+}
+
+// jsTP is a Toxiproxy client as a script sees it: its methods throw
+// JavaScript exceptions.
+type jsTP struct {
+	mi *ModuleInstance
+	rt *sobek.Runtime
+	tp *Toxiproxy
+}
+
+// ctx is the VU's context for every call; the init context has none to change faults in.
+func (j *jsTP) ctx(what string) context.Context {
+	if j.mi.vu.State() == nil {
+		common.Throw(j.rt, fmt.Errorf("toxiproxy.%s: call it from setup(), default or a scenario's exec, not the init context", what))
+	}
+	if err := j.mi.permitted(j.tp.Host()); err != nil {
+		common.Throw(j.rt, fmt.Errorf("toxiproxy.%s: %w", what, err))
+	}
+	return j.mi.vu.Context()
+}
+
+// str is the call's argument i, a required string.
+func (j *jsTP) str(c sobek.FunctionCall, i int, what, name string) string {
+	v := c.Argument(i)
+	if sobek.IsUndefined(v) || sobek.IsNull(v) || v.String() == "" {
+		common.Throw(j.rt, fmt.Errorf("toxiproxy.%s: %s is required", what, name))
+	}
+	return v.String()
+}
+
+// ret is a JSON answer as a JavaScript value.
+func (j *jsTP) ret(raw json.RawMessage, err error) sobek.Value {
+	if err != nil {
+		common.Throw(j.rt, err)
+	}
+	return jsonParse(j.rt, raw)
+}
+
+// done is the answer of a call that returns nothing.
+func (j *jsTP) done(err error) sobek.Value {
+	if err != nil {
+		common.Throw(j.rt, err)
+	}
+	return sobek.Undefined()
+}
+
+// toxic is the call's argument i as a Toxic.
+func (j *jsTP) toxic(c sobek.FunctionCall, i int, what string) Toxic {
+	var t Toxic
+	b, err := json.Marshal(c.Argument(i).Export())
+	if err == nil {
+		err = json.Unmarshal(b, &t)
+	}
+	if err != nil {
+		common.Throw(j.rt, fmt.Errorf("toxiproxy.%s: toxic must be {name, type, stream, toxicity, attributes}: %w", what, err))
+	}
+	return t
+}
+
+// createProxy is toxiproxy.createProxy({name, listen, upstream, enabled}).
+func (j *jsTP) createProxy(c sobek.FunctionCall) sobek.Value {
+	var p Proxy
+	p.Enabled = true
+	b, err := json.Marshal(c.Argument(0).Export())
+	if err == nil {
+		err = json.Unmarshal(b, &p)
+	}
+	if err != nil || p.Name == "" || p.Upstream == "" {
+		common.Throw(j.rt, fmt.Errorf("toxiproxy.createProxy: want {name, listen, upstream, enabled} with name and upstream set (%v)", err))
+	}
+	if p.Listen == "" {
+		p.Listen = "127.0.0.1:0"
+	}
+	return j.ret(j.tp.CreateProxy(j.ctx("createProxy"), p))
+}
+
+// methods are the client's methods by their JavaScript names.
+func (j *jsTP) methods() map[string]func(sobek.FunctionCall) sobek.Value {
+	tp := j.tp
+	return map[string]func(sobek.FunctionCall) sobek.Value{
+		"createProxy": j.createProxy,
+		"deleteProxy": func(c sobek.FunctionCall) sobek.Value {
+			return j.done(tp.DeleteProxy(j.ctx("deleteProxy"), j.str(c, 0, "deleteProxy", "proxy name")))
+		},
+		"proxy": func(c sobek.FunctionCall) sobek.Value {
+			return j.ret(tp.Proxy(j.ctx("proxy"), j.str(c, 0, "proxy", "proxy name")))
+		},
+		"proxies": func(sobek.FunctionCall) sobek.Value { return j.ret(tp.Proxies(j.ctx("proxies"))) },
+		"enable": func(c sobek.FunctionCall) sobek.Value {
+			return j.done(tp.SetEnabled(j.ctx("enable"), j.str(c, 0, "enable", "proxy name"), true))
+		},
+		"disable": func(c sobek.FunctionCall) sobek.Value {
+			return j.done(tp.SetEnabled(j.ctx("disable"), j.str(c, 0, "disable", "proxy name"), false))
+		},
+		"addToxic": func(c sobek.FunctionCall) sobek.Value {
+			proxy := j.str(c, 0, "addToxic", "proxy name")
+			return j.ret(tp.AddToxic(j.ctx("addToxic"), proxy, j.toxic(c, 1, "addToxic")))
+		},
+		"updateToxic": func(c sobek.FunctionCall) sobek.Value {
+			proxy, name := j.str(c, 0, "updateToxic", "proxy name"), j.str(c, 1, "updateToxic", "toxic name")
+			return j.ret(tp.UpdateToxic(j.ctx("updateToxic"), proxy, name, j.toxic(c, 2, "updateToxic")))
+		},
+		"removeToxic": func(c sobek.FunctionCall) sobek.Value {
+			proxy, name := j.str(c, 0, "removeToxic", "proxy name"), j.str(c, 1, "removeToxic", "toxic name")
+			return j.done(tp.RemoveToxic(j.ctx("removeToxic"), proxy, name))
+		},
+		"reset": func(sobek.FunctionCall) sobek.Value { return j.done(tp.Reset(j.ctx("reset"))) },
+	}
 }
 
 // permitted applies k6's blacklistIPs and blockHostnames options to the

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/scenarios"
-	"github.com/chaosrun/chaosrun/workloads"
 )
 
 // newCatalogCmd lists and prints the catalog's scenarios, which the binary
@@ -26,15 +23,7 @@ gameday, export k8s and fault apply take the same names.`,
 		Use:   "list",
 		Short: "list the catalog: name, claim, and the --set that switches the protection off",
 		Args:  cobra.NoArgs,
-		Run: func(*cobra.Command, []string) {
-			w := tabwriter.NewWriter(st.Stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tCLAIM\tSWITCH IT OFF WITH")
-			for _, e := range scenarios.All() {
-				fmt.Fprintf(w, "%s\t%s\t--set %s\n", e.Name, e.Claim, strings.Join(e.Switch, " --set "))
-			}
-			w.Flush()
-			fmt.Fprintln(st.Stdout, "\nrun one: chaosrun run catalog:NAME   all: chaosrun run catalog:   read one: chaosrun catalog show NAME")
-		},
+		Run:   func(*cobra.Command, []string) { scenarios.WriteList(st.Stdout) }, //nolint:errcheck // as fmt.Println
 	}
 	show := &cobra.Command{
 		Use:               "show NAME",
@@ -63,28 +52,4 @@ func catalogNames(_ *cobra.Command, args []string, _ string) ([]cobra.Completion
 		out = append(out, cobra.CompletionWithDesc(e.Name, e.Claim))
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
-}
-
-// scenarioPath is file resolved against the working directory; a catalog
-// reference stays as it is.
-func scenarioPath(st *State, file string) string {
-	if scenarios.IsRef(file) {
-		return file
-	}
-	return st.path(file)
-}
-
-// bundledScripts is the folder a scenario's script is looked up in after
-// the scenario's own: the checkout's workloads/ (root), else the scripts
-// embedded in this binary, written once into the cache.
-func bundledScripts(st *State, root string) (string, error) {
-	cache := ""
-	if root == "" {
-		c, err := k6Options(st).Cache()
-		if err != nil {
-			return "", err
-		}
-		cache = c
-	}
-	return workloads.BundledDir(root, cache)
 }

@@ -1,18 +1,25 @@
 package main
 
 import (
+	"encoding/json"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chaosrun/chaosrun/scenario"
 )
 
 // catalogAB is a catalog scenario run both ways: with its protection on it
 // holds (exit 0); switched off it breaches (exit 1) on the named assertion.
 // Either way no money is lost and nothing of the run is left.
 type catalogAB struct {
-	scenario string   // file under scenarios/, without .yaml
+	scenario string // the scenario's name: its record's folder
+	// file is the scenario's path from the repository's root; default
+	// scenarios/<scenario>.yaml.
+	file     string
 	short    []string // --set overrides that shorten the run for CI
 	off      []string // --set overrides that switch the protection off
 	breached string   // an assertion that must fail with the protection off
@@ -51,7 +58,7 @@ func runCatalogAB(t *testing.T, testbed string, ab catalogAB, left func(pid int)
 			for _, s := range arm.sets {
 				args = append(args, "--set", s)
 			}
-			args = append(args, filepath.Join("scenarios", ab.scenario+".yaml"))
+			args = append(args, ab.path())
 			res := runChaosrun(t, 5*time.Minute, args...)
 			t.Logf("chaosrun run %s:\n%s", strings.Join(args, " "), res.stdout)
 			if res.code != arm.wantCode {
@@ -118,13 +125,75 @@ func runCatalogAB(t *testing.T, testbed string, ab catalogAB, left func(pid int)
 	}
 }
 
+// path is the scenario's file from the repository's root.
+func (ab catalogAB) path() string {
+	if ab.file != "" {
+		return ab.file
+	}
+	return filepath.Join("scenarios", ab.scenario+".yaml")
+}
+
 // kvABs are kvdispatcher's scenarios; targets/kvdispatcher runs them on
-// the local testbed in full, the Docker test here in the same form.
+// the local testbed with the same short profiles (20 s of load, faults and
+// the flood from 5 s for 8 s), the Docker test here in the same form.
 var kvABs = []catalogAB{
-	{scenario: "kv-scan-quota", off: []string{"kvdispatcher.ru=off"}, breached: "point-readers-unharmed"},
-	{scenario: "kv-slow-partition", off: []string{"kvdispatcher.shard-breakers=off"}, breached: "other-shards-available"},
-	{scenario: "kv-hot-key-flood", off: []string{"kvdispatcher.hotkeys=off"}, breached: "flood-reaches-storage-as-a-trickle"},
-	{scenario: "kv-tier-shedding", off: []string{"kvdispatcher.tiers=off"}, breached: "critical-tier-up"},
+	{scenario: "kv-scan-quota", short: kvShort, off: []string{"kvdispatcher.ru=off"}, breached: "point-readers-unharmed"},
+	{scenario: "kv-slow-partition", short: kvShortFault("slow-shard0"), off: []string{"kvdispatcher.shard-breakers=off"},
+		breached: "other-shards-available"},
+	{scenario: "kv-hot-key-flood", short: kvShortFlood, off: []string{"kvdispatcher.hotkeys=off"}, breached: "flood-reaches-storage-as-a-trickle"},
+	{scenario: "kv-tier-shedding", short: kvShortFault("slow-shard0"), off: []string{"kvdispatcher.tiers=off"}, breached: "critical-tier-up"},
+}
+
+// kvK6Twins are kvdispatcher's scenarios on k6 (scenarios/k6): the same
+// claims as their native scenarios in kvABs, so that both engines split.
+var kvK6Twins = []catalogAB{
+	{scenario: "kv-hot-key-flood-k6", file: "scenarios/k6/kv-hot-key-flood.yaml",
+		short: append(kvShortFault("flood"), "workload.params.FLOOD_START=5s", "workload.params.FLOOD_DURATION=8s"),
+		off:   []string{"kvdispatcher.hotkeys=off"}, breached: "flood-reaches-storage-as-a-trickle"},
+}
+
+// The kv scenarios' short profiles: 20 s of load; a fault from 5 s for
+// 8 s, so that 5 s of baseline, the fault and 2 s after its 5 s settle
+// are judged.
+var (
+	kvShort      = []string{"workload.duration=20s"}
+	kvShortFlood = append(kvShortFault("flood"), "workload.streams.flood.arrival.start=5s", "workload.streams.flood.arrival.duration=8s")
+)
+
+func kvShortFault(fault string) []string {
+	return append(append([]string(nil), kvShort...), "faults."+fault+".start=5s", "faults."+fault+".duration=8s")
+}
+
+// TestK6TwinsMirrorNative checks that each k6 twin is its native
+// scenario on k6: the same seed, services, faults, assertions, end checks
+// and load duration, so that an A/B split on either engine proves the same
+// claim.
+func TestK6TwinsMirrorNative(t *testing.T) {
+	for _, ab := range slices.Concat(k6TwinABs, kvK6Twins) {
+		t.Run(ab.scenario, func(t *testing.T) {
+			twin, err := scenario.Load(filepath.Join("..", "..", ab.path()), scenario.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			native, err := scenario.Load(filepath.Join("..", "..", "scenarios", strings.TrimSuffix(ab.scenario, "-k6")+".yaml"), scenario.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if twin.Workload.Engine != scenario.EngineK6 || native.Workload.Engine != scenario.EngineNative {
+				t.Fatalf("engines %s (twin) and %s (native): want k6 and native", twin.Workload.Engine, native.Workload.Engine)
+			}
+			claim := func(s *scenario.Scenario) string {
+				b, err := json.Marshal([]any{s.Seed, s.Services, s.Faults, s.Assertions, s.EndChecks, s.Workload.Duration})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(b)
+			}
+			if a, b := claim(twin), claim(native); a != b {
+				t.Errorf("%s differs from its native scenario:\n%s\n%s", ab.path(), a, b)
+			}
+		})
+	}
 }
 
 // TestDockerCatalogAB runs every catalog scenario's A/B pair with

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/testbed/docker"
@@ -24,22 +22,7 @@ func newCleanCmd(st *State) *cobra.Command {
 			}
 			defer cli.Close()
 			rm, err := docker.Clean(ctx, cli, o)
-			verb := "removed"
-			if o.DryRun {
-				verb = "would remove"
-			}
-			for _, c := range rm.Containers {
-				fmt.Fprintf(st.Stdout, "%s container %s\n", verb, c)
-			}
-			for _, n := range rm.Networks {
-				fmt.Fprintf(st.Stdout, "%s network %s\n", verb, n)
-			}
-			for _, r := range rm.Skipped {
-				fmt.Fprintf(st.Stdout, "left run %s alone: its harness still runs (--all removes it too)\n", r)
-			}
-			if len(rm.Containers)+len(rm.Networks) == 0 {
-				fmt.Fprintln(st.Stdout, "nothing left behind by chaosrun runs")
-			}
+			rm.Report(st.Stdout, o.DryRun)
 			if err != nil {
 				return fail(exitRunError, err)
 			}

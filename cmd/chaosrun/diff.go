@@ -1,9 +1,6 @@
 package main
 
 import (
-	"errors"
-	"os"
-
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/report"
@@ -65,20 +62,12 @@ func diff(st *State, f *diffFlags, args []string) error {
 		return failf(exitUsage, "--min-* flags must not be negative")
 	}
 	o.NoKeyFigures = f.assertionsOnly
-	base, err := report.ReadComparableRuns([]string{st.path(args[0])})
-	if err != nil {
-		return failf(exitRunError, "base: %w", err)
-	}
-	head, err := report.ReadComparableRuns([]string{st.path(args[1])})
-	if err != nil {
-		return failf(exitRunError, "head: %w", err)
-	}
-	d, err := report.Compare(base, head, o)
-	if err != nil && !errors.Is(err, report.ErrNothingCompared) {
+	d, err := report.CompareFiles(st.path(args[0]), st.path(args[1]), o)
+	if d == nil {
 		return fail(exitRunError, err)
 	}
 	d.Table(st.Stdout)
-	if werr := writeDiff(st, f, d); werr != nil {
+	if werr := d.WriteFiles(st.path(f.jsonOut), st.path(f.markdown)); werr != nil {
 		return fail(exitRunError, werr)
 	}
 	if err != nil {
@@ -86,23 +75,6 @@ func diff(st *State, f *diffFlags, args []string) error {
 	}
 	if d.Regressed() {
 		return exit(exitBreach)
-	}
-	return nil
-}
-
-// writeDiff writes the comparison as --json and --markdown ask.
-func writeDiff(st *State, f *diffFlags, d *report.Diff) error {
-	if f.jsonOut != "" {
-		b, err := d.JSON()
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(st.path(f.jsonOut), b, 0o644); err != nil {
-			return err
-		}
-	}
-	if f.markdown != "" {
-		return os.WriteFile(st.path(f.markdown), []byte(d.Markdown()), 0o644)
 	}
 	return nil
 }

@@ -8,35 +8,35 @@ import (
 var bankABs = []catalogAB{
 	{
 		scenario:   "bank-vault-down",
-		short:      []string{"workload.duration=25s", "faults.vault-down.start=6s", "faults.vault-down.duration=12s"},
+		short:      []string{"workload.duration=16s", "faults.vault-down.start=4s", "faults.vault-down.duration=9s"},
 		off:        []string{"bank.drawer=off"},
 		breached:   "cash-served-from-drawer",
 		moneyCheck: true,
 	},
 	{
 		scenario:   "bank-list-starvation",
-		short:      []string{"workload.duration=15s"},
+		short:      []string{"workload.duration=12s"},
 		off:        []string{"bank.list-bulkhead=off"},
 		breached:   "check-not-starved",
 		moneyCheck: true,
 	},
 	{
 		scenario:   "bank-outlier-host",
-		short:      []string{"workload.duration=25s", "faults.bad-replica.start=6s", "faults.bad-replica.duration=14s"},
+		short:      []string{"workload.duration=17s", "faults.bad-replica.start=4s", "faults.bad-replica.duration=10s"},
 		off:        []string{"bank.outlier=off"},
 		breached:   "success-after-ejection",
 		moneyCheck: true,
 	},
 	{
 		scenario:   "bank-outlier-pause",
-		short:      []string{"workload.duration=25s", "faults.paused-replica.start=6s", "faults.paused-replica.duration=14s"},
+		short:      []string{"workload.duration=17s", "faults.paused-replica.start=4s", "faults.paused-replica.duration=10s"},
 		off:        []string{"bank.outlier=off"},
 		breached:   "paused-replica-share",
 		moneyCheck: true,
 	},
 	{
 		scenario:   "bank-slow-replica",
-		short:      []string{"workload.duration=25s", "faults.slow-replica.start=6s", "faults.slow-replica.duration=14s"},
+		short:      []string{"workload.duration=17s", "faults.slow-replica.start=4s", "faults.slow-replica.duration=10s"},
 		off:        []string{"bank.balancer=rr", "bank.outlier-latency-factor=0"},
 		breached:   "slow-replica-share",
 		moneyCheck: true,
@@ -45,7 +45,7 @@ var bankABs = []catalogAB{
 		// the off arm enforces: its real rejections are what the on arm's
 		// shadow count must match
 		scenario:   "bank-shadow-vault",
-		short:      []string{"workload.duration=25s", "faults.slow-vault.start=6s", "faults.slow-vault.duration=14s"},
+		short:      []string{"workload.duration=20s", "faults.slow-vault.start=5s", "faults.slow-vault.duration=11s"},
 		off:        []string{"bank.vault-bulkhead=hard"},
 		breached:   "nothing-rejected",
 		moneyCheck: true,
@@ -53,7 +53,7 @@ var bankABs = []catalogAB{
 	},
 	{
 		scenario:   "http-slow-withdraw",
-		short:      []string{"workload.duration=25s", "faults.slow-withdraw.start=8s", "faults.slow-withdraw.duration=10s"},
+		short:      []string{"workload.duration=16s", "faults.slow-withdraw.start=5s", "faults.slow-withdraw.duration=8s"},
 		off:        []string{"bank.bulkheads=off"},
 		breached:   "check-p99-isolated",
 		moneyCheck: true,

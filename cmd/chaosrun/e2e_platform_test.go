@@ -11,35 +11,35 @@ import (
 var platformABs = []catalogAB{
 	{
 		scenario: "bank-overload",
-		short:    []string{"workload.duration=20s"},
+		short:    []string{"workload.duration=14s"},
 		off:      []string{"ledger.queue=fifo"},
 		breached: "goodput-near-capacity",
 		offBelow: 50, // FIFO: goodput under 50% of the ~100/s capacity
 	},
 	{
 		scenario:   "bank-quota",
-		short:      []string{"workload.duration=20s"},
+		short:      []string{"workload.duration=14s"},
 		off:        []string{"bank.quotas=off"},
 		breached:   "others-unharmed",
 		moneyCheck: true,
 	},
 	{
 		scenario:   "bank-retry-storm",
-		short:      []string{"workload.duration=32s", "faults.slow-ledger.start=8s", "faults.slow-ledger.duration=10s"},
+		short:      []string{"workload.duration=26s", "faults.slow-ledger.start=5s", "faults.slow-ledger.duration=8s"},
 		off:        []string{"bank.retry-mode=naive"},
 		breached:   "amplification",
 		moneyCheck: true,
 	},
 	{
 		scenario:   "http-retry-storm",
-		short:      []string{"workload.duration=20s", "faults.ledger-503.start=8s", "faults.ledger-503.duration=10s"},
+		short:      []string{"workload.duration=16s", "faults.ledger-503.start=5s", "faults.ledger-503.duration=8s"},
 		off:        []string{"bank.retry-mode=naive"},
 		breached:   "amplification",
 		moneyCheck: true,
 	},
 	{
 		scenario: "bank-deadlines",
-		short:    []string{"workload.duration=15s"},
+		short:    []string{"workload.duration=12s"},
 		// Both: with deadlines enforced the bank's context already bounds
 		// its calls, and without enforcement propagation forwards the
 		// dependency timeout, not the caller's budget.

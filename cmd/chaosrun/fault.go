@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/user"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,7 +27,7 @@ func gamedayCmd(st *State, cmd *cobra.Command, by *string, call func(ctx context
 	cmd.Flags().StringVar(&url, "gameday", st.Getenv("CHAOSRUN_GAMEDAY"), "URL of the running game day (as it printed; env CHAOSRUN_GAMEDAY)")
 	cmd.Flags().StringVar(&token, "token", st.Getenv("CHAOSRUN_GAMEDAY_TOKEN"), "the game day's token, if it has one (env CHAOSRUN_GAMEDAY_TOKEN)")
 	if by != nil {
-		cmd.Flags().StringVar(by, "by", defaultUser(), "who acts, for the timeline")
+		cmd.Flags().StringVar(by, "by", gameday.Terminal(), "who acts, for the timeline")
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if url == "" {
@@ -41,12 +38,10 @@ func gamedayCmd(st *State, cmd *cobra.Command, by *string, call func(ctx context
 			return failf(exitUsage, "--gameday %w", err)
 		}
 		err = call(cmd.Context(), c, args)
-		var ae *gameday.APIError
-		var ee *exitError
-		switch {
+		switch ee := (*exitError)(nil); {
 		case err == nil || errors.As(err, &ee):
 			return err
-		case errors.As(err, &ae) && ae.StatusCode >= 400 && ae.StatusCode < 500:
+		case gameday.Refused(err):
 			return fail(exitUsage, err)
 		}
 		return fail(harnessCode(cmd.Context()), err)
@@ -103,7 +98,7 @@ func newFaultAddCmd(st *State) *cobra.Command {
 			return failf(exitUsage, "needs --kind and exactly one of --edge or --host")
 		}
 		var err error
-		if req.Attributes, err = parseAttrs(attrs); err != nil {
+		if req.Attributes, err = gameday.ParseAttrs(attrs); err != nil {
 			return fail(exitUsage, err)
 		}
 		af, err := c.Add(ctx, req)
@@ -113,25 +108,4 @@ func newFaultAddCmd(st *State) *cobra.Command {
 		fmt.Fprintf(st.Stdout, "injected %s: %s\n", af.Name, af.Describe)
 		return nil
 	})
-}
-
-// parseAttrs reads --attr NAME=NUMBER flags.
-func parseAttrs(attrs []string) (map[string]float64, error) {
-	out := map[string]float64{}
-	for _, a := range attrs {
-		k, v, ok := strings.Cut(a, "=")
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if !ok || err != nil || k == "" {
-			return nil, fmt.Errorf("--attr %q: want NAME=NUMBER, e.g. latency=2000", a)
-		}
-		out[strings.TrimSpace(k)] = f
-	}
-	return out, nil
-}
-
-func defaultUser() string {
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username + " (terminal)"
-	}
-	return "terminal"
 }

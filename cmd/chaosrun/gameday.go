@@ -13,6 +13,7 @@ import (
 	"github.com/chaosrun/chaosrun/gameday"
 	"github.com/chaosrun/chaosrun/report"
 	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/scenarioload"
 )
 
 // gamedayFlags are gameday's flags.
@@ -89,7 +90,7 @@ func runGameday(ctx context.Context, st *State, f *gamedayFlags, file string) er
 	if err != nil {
 		return err
 	}
-	allowed, err := blastRadius(sc, f.allow)
+	allowed, err := scenarioload.BlastRadius(sc, f.allow)
 	if err != nil {
 		fmt.Fprintln(st.Stderr, err)
 		return exit(exitUsage)
@@ -101,7 +102,7 @@ func runGameday(ctx context.Context, st *State, f *gamedayFlags, file string) er
 	if err := checkShards(f.shards); err != nil {
 		return err
 	}
-	eng, err := prepare(ctx, st, f.k6, f.bed, []*scenario.Scenario{sc})
+	s, err := prepare(ctx, st, f.k6, f.bed, f.shards, results, []*scenario.Scenario{sc})
 	if err != nil {
 		return err
 	}
@@ -111,10 +112,9 @@ func runGameday(ctx context.Context, st *State, f *gamedayFlags, file string) er
 	}
 	fmt.Fprintf(st.Stderr, "▶ game day %s: testbed %s, load until stopped (at most %s)\n", sc.Name, f.bed, f.maxDur)
 	rec, rerr := gameday.Run(ctx, gameday.Options{
-		Scenario: sc, Testbed: newTestbed(st, f.bed, eng.image, sc, filepath.Join(dir, "logs")),
-		Load: eng.load(st, sc, f.shards, results), OutDir: dir,
+		Scenario: sc, Testbed: s.Testbed(sc, filepath.Join(dir, "logs")), Load: s.Load(sc), OutDir: dir,
 		Listen: f.listen, Token: f.token, Guards: f.guards, Grace: f.grace, Slide: f.slide, MaxDuration: f.maxDur,
-		Allowed: allowed, Log: st.Stderr, Versions: eng.versions(sc), Overrides: f.sets,
+		Allowed: allowed, Log: st.Stderr, Versions: s.Versions(sc), Overrides: f.sets,
 		Ready: func(url string) {
 			fmt.Fprintf(st.Stdout, "game day page: %s\n", url)
 			fmt.Fprintln(st.Stderr, "press Ctrl-C or the page's Stop button to end the game day")

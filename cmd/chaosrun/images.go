@@ -2,11 +2,10 @@ package main
 
 import (
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/runner/setup"
 	"github.com/chaosrun/chaosrun/testbed/docker"
 )
 
@@ -28,7 +27,7 @@ func newImagesCmd(st *State) *cobra.Command {
 			defer cli.Close()
 			if !list {
 				root, _ := k6Options(st).RepoRoot()
-				keep, err := docker.EnsureImages(ctx, cli, buildOptions(st, root))
+				keep, err := docker.EnsureImages(ctx, cli, setup.ImageOptions(k6Options(st), st.Executable, root))
 				if err != nil {
 					return fail(exitRunError, err)
 				}
@@ -44,11 +43,7 @@ func newImagesCmd(st *State) *cobra.Command {
 			if err != nil {
 				return fail(exitRunError, err)
 			}
-			fmt.Fprintf(st.Stdout, "%-34s %-20s %-14s %9s  %s\n", "IMAGE", "KIND", "ID", "SIZE", "CREATED")
-			for _, im := range imgs {
-				id := strings.TrimPrefix(im.ID, "sha256:")
-				fmt.Fprintf(st.Stdout, "%-34s %-20s %-14.12s %8.1fM  %s\n", im.Ref, im.Kind, id, float64(im.Size)/1e6, im.Created.Format(time.DateTime))
-			}
+			docker.WriteImages(st.Stdout, imgs)
 			return nil
 		},
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -41,14 +41,10 @@ func writeStarter(st *State, file, out string, force bool) error {
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	scenarioPath, scriptPath := filepath.Join(out, s.Name+".yaml"), filepath.Join(out, s.ScriptName)
-	for _, p := range []string{scenarioPath, scriptPath} {
-		if _, err := os.Stat(p); err == nil && !force {
-			return failf(exitUsage, "%s exists (--force overwrites it)", p)
-		}
-	}
-	if err := errors.Join(os.MkdirAll(out, 0o755), os.WriteFile(scenarioPath, []byte(s.Scenario), 0o644),
-		os.WriteFile(scriptPath, []byte(s.Script), 0o644)); err != nil {
+	scenarioPath, scriptPath, err := s.Write(out, force)
+	if errors.Is(err, fs.ErrExist) {
+		return fail(exitUsage, err)
+	} else if err != nil {
 		return fail(exitRunError, err)
 	}
 	fmt.Fprintf(st.Stdout, "wrote %s and %s\nnext: chaosrun validate %s, then chaosrun run --testbed docker %s\n", scenarioPath, scriptPath, scenarioPath, scenarioPath)

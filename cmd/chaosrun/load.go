@@ -3,19 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/workloads/native"
+	"github.com/chaosrun/chaosrun/workloads/nativerun"
 )
 
 // resultsTokenEnv holds the results stream's token for `chaosrun load`,
 // off its command line.
-const resultsTokenEnv = "CHAOSRUN_RESULTS_TOKEN"
+const resultsTokenEnv = nativerun.TokenEnv
 
 // loadFlags are load's flags.
 type loadFlags struct {
@@ -71,7 +68,7 @@ func runLoad(ctx context.Context, st *State, f *loadFlags, args []string) error 
 	if f.results == "" {
 		return failf(exitUsage, "--results is required: tcp://HOST:PORT of a receiver, or a file")
 	}
-	res, err := native.ParseResults(f.results, st.Getenv(resultsTokenEnv), func(p string) ([]byte, error) { return st.readFile(p) })
+	res, err := native.ParseResults(f.results, st.Getenv(resultsTokenEnv), st.readFile)
 	if err != nil {
 		return failf(exitUsage, "--results: %w", err)
 	}
@@ -81,20 +78,9 @@ func runLoad(ctx context.Context, st *State, f *loadFlags, args []string) error 
 	if err := native.Check(spec, shard); err != nil {
 		return fail(exitUsage, err)
 	}
-	fmt.Fprintf(st.Stderr, "chaosrun load: shard %s, %d stream(s), results to %s\n", shard, len(spec.Streams), res)
-	sum, err := native.RunTo(ctx, spec, shard, res)
-	if err != nil {
+	if err := nativerun.Shard(ctx, spec, shard, res, st.Stderr); err != nil {
 		return fail(harnessCode(ctx), err)
 	}
-	took := sum.End.Sub(sum.Start).Round(time.Millisecond)
-	if ctx.Err() != nil {
-		return failf(exitInterrupted, "shard %s interrupted after %s; its stream to %s is ended", shard, took, res)
-	}
-	fmt.Fprintf(st.Stderr, "chaosrun load: shard %s ran %s to %s", shard, took, res)
-	if sum.Lost > 0 {
-		fmt.Fprintf(st.Stderr, " (%d samples lost)", sum.Lost)
-	}
-	fmt.Fprintln(st.Stderr)
 	return nil
 }
 
@@ -108,14 +94,13 @@ func (f *loadFlags) workload(ctx context.Context, st *State, args []string) (nat
 		return native.Spec{}, failf(exitUsage, "--target, --set and --seed go with a scenario; a --spec is complete")
 	case f.spec != "":
 		b, err := st.readFile(f.spec)
-		if err != nil {
-			return native.Spec{}, fail(exitUsage, err)
+		if err == nil {
+			var spec native.Spec
+			if spec, err = native.ReadSpec(f.spec, b); err == nil {
+				return spec, nil
+			}
 		}
-		spec, err := native.ReadSpec(f.spec, b)
-		if err != nil {
-			return native.Spec{}, fail(exitUsage, err)
-		}
-		return spec, nil
+		return native.Spec{}, fail(exitUsage, err)
 	case len(args) == 0:
 		return native.Spec{}, failf(exitUsage, "no workload: give --spec FILE or a scenario file")
 	}
@@ -124,25 +109,9 @@ func (f *loadFlags) workload(ctx context.Context, st *State, args []string) (nat
 		fmt.Fprintln(st.Stderr, err)
 		return native.Spec{}, exit(exitUsage)
 	}
-	if e := sc.Workload.EngineName(); e != scenario.EngineNative {
-		return native.Spec{}, failf(exitUsage, "%s: its workload runs on engine %s; load runs native workloads (k6 runs its own)", args[0], e)
-	}
-	targets, err := native.ParseTargets(f.targets)
+	spec, err := native.ForTargets(sc, f.targets, f.seed)
 	if err != nil {
-		return native.Spec{}, failf(exitUsage, "--target: %w", err)
-	}
-	for svc := range targets {
-		if !slices.Contains(sc.Workload.Targets, svc) {
-			return native.Spec{}, failf(exitUsage, "--target %s: the workload sends nothing to it (allowed: %s)", svc, strings.Join(sc.Workload.Targets, ", "))
-		}
-	}
-	seed := sc.Seed
-	if f.seed != 0 {
-		seed = f.seed
-	}
-	spec, err := native.FromRun(sc, native.URLs(targets), seed, sc.Workload.Duration.Std())
-	if err != nil {
-		return native.Spec{}, failf(exitUsage, "%s: %w", args[0], err)
+		return native.Spec{}, fail(exitUsage, err)
 	}
 	return spec, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/scenarioload"
 	"github.com/chaosrun/chaosrun/testbed"
 	"github.com/chaosrun/chaosrun/workloads/stream"
 )
@@ -202,9 +203,9 @@ func TestLoadCommandUsage(t *testing.T) {
 // TestNativeSpecBlastRadius: a target outside the blast radius is refused
 // before any load process starts.
 func TestNativeSpecBlastRadius(t *testing.T) {
-	sc, err := scenario.Parse("s.yaml", []byte(strings.Replace(loadScenarioYAML, "%s", "1s", 1)), scenarioOptions())
+	sc, err := scenario.Parse("s.yaml", []byte(strings.Replace(loadScenarioYAML, "%s", "1s", 1)), scenarioload.Checkers())
 	if err == nil {
-		err = scenario.Validate(sc, scenarioOptions())
+		err = scenario.Validate(sc, scenarioload.Checkers())
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -7,15 +7,17 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 )
 
 // Exit codes.
 const (
-	exitOK          = 0
-	exitBreach      = 1
-	exitUsage       = 2
-	exitRunError    = 3
-	exitInterrupted = 130
+	exitOK          = exitcode.OK
+	exitBreach      = exitcode.Breach
+	exitUsage       = exitcode.Usage
+	exitRunError    = exitcode.RunError
+	exitInterrupted = exitcode.Interrupted
 )
 
 // Execute runs one command line and returns the process exit code.

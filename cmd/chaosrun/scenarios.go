@@ -2,94 +2,46 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/chaosrun/chaosrun/assertions"
-	"github.com/chaosrun/chaosrun/compose"
-	"github.com/chaosrun/chaosrun/faults"
-	"github.com/chaosrun/chaosrun/guard"
+	"github.com/chaosrun/chaosrun/runner"
+	"github.com/chaosrun/chaosrun/runner/setup"
 	"github.com/chaosrun/chaosrun/scenario"
-	"github.com/chaosrun/chaosrun/scenarios"
-	"github.com/chaosrun/chaosrun/servers"
-	"github.com/chaosrun/chaosrun/workloads"
+	"github.com/chaosrun/chaosrun/scenarioload"
+	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
 
-// scenarioOptions wires the fault and assertion checkers into the loader.
-func scenarioOptions() scenario.Options {
-	return scenario.Options{
-		FaultKind:  faults.Check,
-		Check:      assertions.ValidateCheck,
-		Metric:     assertions.ValidateMetric,
-		LiveMetric: assertions.ValidateLiveMetric,
-		Targets:    servers.Targets(),
-		HostKind:   faults.IsHostKind,
-		Compose:    compose.Import,
-	}
+// scenarios reads scenarios as the command sees them (see scenarioload).
+func (st *State) scenarios() scenarioload.Loader {
+	return scenarioload.Loader{FS: st.files(), K6: k6Options(st)}
 }
 
-// loadScenario reads a file, applies --set overrides and validates the
-// result. It gives up when ctx ends.
+// k6Options are k6build's options in the command's environment.
+func k6Options(st *State) k6build.Options {
+	return k6build.Options{Progress: st.Stderr, Getenv: st.Getenv, Dir: st.Dir}
+}
+
+// loadScenario reads a file or catalog:NAME, applies --set overrides and
+// validates the result. It gives up when ctx ends.
 func loadScenario(ctx context.Context, st *State, file string, sets []string) (*scenario.Scenario, error) {
-	data, err := readScenario(ctx, st, file)
-	if err != nil {
-		return nil, err
-	}
-	sc, err := scenario.Parse(file, data, scenarioOptions())
-	if err != nil {
-		return nil, err
-	}
-	if err := scenario.Apply(sc, sets); err != nil {
-		return nil, err
-	}
-	if err := scenario.Validate(sc, scenarioOptions()); err != nil {
-		return nil, err
-	}
-	if sc.Workload.EngineName() != scenario.EngineK6 {
-		return sc, nil // a native workload names no script
-	}
-	root, _ := k6Options(st).Checkout()
-	dir, rootErr := bundledScripts(st, root)
-	if err := workloads.CheckScript(sc, scenarioPath(st, file), dir); err != nil {
-		if rootErr != nil {
-			return nil, fmt.Errorf("%w\n  (no bundled scripts to look in: %v)", err, rootErr)
-		}
-		return nil, err
-	}
-	return sc, nil
+	return st.scenarios().Load(ctx, file, sets)
 }
 
-// readScenario reads a scenario file, at most scenario.MaxFileSize bytes
-// of it. It returns when ctx ends even if the read does not: opening or
-// reading a FIFO nobody writes to blocks, and no read can be cancelled.
+// readScenario reads a scenario file or catalog:NAME; it returns when ctx ends.
 func readScenario(ctx context.Context, st *State, file string) ([]byte, error) {
-	type result struct {
-		data []byte
-		err  error
-	}
-	if scenarios.IsRef(file) {
-		return scenarios.ReadRef(file)
-	}
-	done := make(chan result, 1)
-	go func() {
-		f, err := st.FS.Open(st.fsName(file))
-		if err != nil {
-			done <- result{err: fmt.Errorf("scenario: %w", named(err, file))}
-			return
-		}
-		defer f.Close()
-		data, err := scenario.ReadAll(file, f)
-		done <- result{data, err}
-	}()
-	select {
-	case r := <-done:
-		return r.data, r.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("reading %s: %w", file, context.Cause(ctx))
-	}
+	return st.scenarios().Read(ctx, file)
+}
+
+// scenarioPath is file resolved against the working directory; a catalog
+// reference stays as it is.
+func scenarioPath(st *State, file string) string { return st.scenarios().Path(file) }
+
+// bundledScripts is the folder a scenario's script is looked up in after
+// the scenario's own (see scenarioload.BundledScripts).
+func bundledScripts(st *State, root string) (string, error) {
+	return scenarioload.BundledScripts(k6Options(st), root)
 }
 
 // scenarioFailed ends a command whose scenario did not load: exit 130
@@ -100,66 +52,6 @@ func scenarioFailed(ctx context.Context, st *State, err error) error {
 	}
 	fmt.Fprintln(st.Stderr, err)
 	return exit(exitUsage)
-}
-
-// blastRadius is what a scenario's load may reach beyond loopback and its
-// own services; it refuses parameters that point anywhere else, at their
-// place in the scenario.
-func blastRadius(sc *scenario.Scenario, allow []string) (*guard.Allowed, error) {
-	a, err := guard.Parse(append(append([]string{}, allow...), sc.AllowTargets...))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", sc.File, err)
-	}
-	if err := a.CheckParams(sc.Workload.Params); err != nil {
-		if pe := (*guard.ParamError)(nil); errors.As(err, &pe) {
-			return nil, scenario.Errors{sc.Problem("workload.params."+pe.Key, guard.ParamsAllowed, "points at %s, outside this run's blast radius", pe.Host)}
-		}
-		return nil, err
-	}
-	for _, name := range sc.ExternalServices() {
-		if err := a.CheckExternal(name, sc.Services[name].External); err != nil {
-			return nil, err
-		}
-	}
-	return a, nil
-}
-
-// scenarioFiles expands folders into their *.yaml/*.yml files, in name
-// order, and catalog: into every catalog scenario.
-func scenarioFiles(st *State, args []string) ([]string, error) {
-	var out []string
-	for _, a := range args {
-		if scenarios.IsRef(a) {
-			refs, err := scenarios.Expand(a)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, refs...)
-			continue
-		}
-		fi, err := st.stat(a)
-		if err != nil {
-			return nil, err
-		}
-		if !fi.IsDir() {
-			out = append(out, a)
-			continue
-		}
-		ents, err := st.readDir(a)
-		if err != nil {
-			return nil, err
-		}
-		n := len(out)
-		for _, e := range ents {
-			if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
-				out = append(out, filepath.Join(a, e.Name()))
-			}
-		}
-		if len(out) == n {
-			return nil, fmt.Errorf("%s: no scenario files (*.yaml, *.yml)", a)
-		}
-	}
-	return out, nil
 }
 
 // scenarioArgs completes arguments with scenario files and folders.
@@ -179,4 +71,30 @@ func checkTestbed(bed string) error {
 		return failf(exitUsage, "--testbed %q is not available (allowed: local, docker)", bed)
 	}
 	return nil
+}
+
+// shardsFlag adds --load-shards.
+func shardsFlag(cmd *cobra.Command, n *int) {
+	cmd.Flags().IntVar(n, "load-shards", 1, "run the workload as N load processes (each every Nth arrival; k6: execution segments) and merge their results")
+}
+
+// checkShards refuses a shard count out of range.
+func checkShards(n int) error {
+	if n < 1 || n > 16 {
+		return failf(exitUsage, "--load-shards %d out of range (allowed: 1 to 16)", n)
+	}
+	return nil
+}
+
+// prepare settles what the scenarios' runs need before any load (see
+// setup.Prepare); its errors end the command.
+func prepare(ctx context.Context, st *State, k6path, bed string, shards int, results runner.Results, scs []*scenario.Scenario) (*setup.Setup, error) {
+	o := setup.Options{K6: k6Options(st), Testbed: bed, Executable: st.Executable, Shards: shards, Results: results,
+		NewLoad: st.NewLoad, NewTestbed: st.NewTestbed}
+	o.K6.K6Path = st.path(k6path)
+	s, err := setup.Prepare(ctx, o, scs)
+	if err != nil {
+		return nil, fail(harnessCode(ctx), err)
+	}
+	return s, nil
 }

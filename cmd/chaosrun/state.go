@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/chaosrun/chaosrun/internal/signals"
+	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/testbed"
 )
@@ -58,51 +58,18 @@ func NewState() *State {
 	return &State{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Env: env, Dir: wd, FS: os.DirFS("/"),
 		Executable: exe, IsTerminal: err == nil && fi.Mode()&os.ModeCharDevice != 0,
-		Signals: osSignals(os.Stderr),
+		Signals: signals.Hook(os.Stderr),
 	}
 }
 
 // Getenv is the value of an environment variable, "" when unset.
 func (st *State) Getenv(key string) string { return st.Env[key] }
 
-// path resolves p against the working directory.
-func (st *State) path(p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(st.Dir, p)
-}
+// files is the working directory and filesystem commands read.
+func (st *State) files() workdir.FS { return workdir.FS{FS: st.FS, Dir: st.Dir} }
 
-// fsName is p's name in FS.
-func (st *State) fsName(p string) string {
-	name := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(st.path(p))), "/")
-	if name == "" {
-		return "."
-	}
-	return name
-}
+// path resolves p against the working directory.
+func (st *State) path(p string) string { return st.files().Path(p) }
 
 // readFile reads p from FS; errors name p as it was given.
-func (st *State) readFile(p string) ([]byte, error) {
-	b, err := fs.ReadFile(st.FS, st.fsName(p))
-	return b, named(err, p)
-}
-
-// stat describes p in FS; errors name p as it was given.
-func (st *State) stat(p string) (fs.FileInfo, error) {
-	fi, err := fs.Stat(st.FS, st.fsName(p))
-	return fi, named(err, p)
-}
-
-// readDir lists folder p in FS, sorted by name.
-func (st *State) readDir(p string) ([]fs.DirEntry, error) {
-	ents, err := fs.ReadDir(st.FS, st.fsName(p))
-	return ents, named(err, p)
-}
-
-func named(err error, p string) error {
-	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-		pe.Path = p
-	}
-	return err
-}
+func (st *State) readFile(p string) ([]byte, error) { return st.files().ReadFile(p) }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/chaosrun/chaosrun/scenario"
 )
 
 func newValidateCmd(st *State) *cobra.Command {
@@ -15,27 +17,10 @@ func newValidateCmd(st *State) *cobra.Command {
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			files, err := scenarioFiles(st, args)
-			if err != nil {
-				return fail(exitUsage, err)
-			}
-			code := exitOK
-			for _, f := range files {
-				sc, err := loadScenario(cmd.Context(), st, f, sets)
-				if cmd.Context().Err() != nil {
-					return scenarioFailed(cmd.Context(), st, err)
-				}
-				if err == nil {
-					_, err = blastRadius(sc, allow)
-				}
-				if err != nil {
-					fmt.Fprintln(st.Stderr, err)
-					code = exitUsage
-					continue
-				}
+			_, err := loadAll(cmd.Context(), st, sets, allow, args, func(f string, sc *scenario.Scenario) {
 				fmt.Fprintf(st.Stdout, "%s: ok (%s: %d services, %d faults, %d assertions)\n", f, sc.Name, len(sc.Services), len(sc.Faults), len(sc.Assertions))
-			}
-			return exit(code)
+			})
+			return err
 		},
 	}
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "apply an override before validating (repeatable)")

@@ -19,7 +19,8 @@ var update = flag.Bool("update", false, "rewrite the golden manifests in testdat
 // testCA is a stand-in PEM: the export copies it, it does not parse it.
 const testCA = "-----BEGIN CERTIFICATE-----\nMIIBtest\n-----END CERTIFICATE-----\n"
 
-// load reads a catalog scenario and the options to export it with.
+// load reads a catalog scenario (or a k6 twin, k6/NAME.yaml) and the
+// options to export it with.
 func load(t *testing.T, name string) (*scenario.Scenario, Options) {
 	t.Helper()
 	file := filepath.Join("..", "..", "scenarios", name)
@@ -51,7 +52,7 @@ func TestGolden(t *testing.T) {
 		{"bank-slow-vault.yaml", func(o *Options) {
 			o.Parallelism, o.ResultsAddr, o.ResultsToken = 2, "harness.example:7000", "results-token"
 		}},
-		{"kv-slow-partition.yaml", func(o *Options) {
+		{"k6/kv-hot-key-flood.yaml", func(o *Options) {
 			o.Parallelism, o.ResultsAddr, o.ResultsToken, o.ResultsCA = 4, "10.0.0.5:7000", "results-token", []byte(testCA)
 			o.Namespace = "load-tests"
 		}},
@@ -78,7 +79,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			name := strings.TrimSuffix(file, ".yaml")
+			name := strings.ReplaceAll(strings.TrimSuffix(file, ".yaml"), "/", "-")
 			if variant != "" {
 				name += "." + variant
 			}
@@ -171,7 +172,7 @@ func hostFaults(sc *scenario.Scenario) bool {
 // TestCheckFindsBrokenReferences breaks one reference at a time in good
 // manifests: Check names each.
 func TestCheckFindsBrokenReferences(t *testing.T) {
-	sc, o := load(t, "kv-slow-partition.yaml")
+	sc, o := load(t, "k6/kv-hot-key-flood.yaml")
 	o.ResultsAddr, o.ResultsToken, o.ResultsCA = "10.0.0.5:7000", "r", []byte(testCA)
 	fresh := func() *Manifests {
 		m, err := Build(sc, o)
@@ -199,7 +200,7 @@ func TestCheckFindsBrokenReferences(t *testing.T) {
 			m.Services[0].Spec.Ports[1].TargetPort.StrVal = "edge-99"
 		}, `targets "edge-99"`},
 		{"a dependency on a missing Service port", func(m *Manifests) {
-			c := deployment(m, "kvdispatcher")
+			c := deployment(m, "kvdispatcher-0")
 			for i, a := range c.Args {
 				if strings.HasPrefix(a, "kvstore=") {
 					c.Args[i] = strings.Replace(a, "toxiproxy:20003", "toxiproxy:29999", 1)
@@ -218,7 +219,7 @@ func TestCheckFindsBrokenReferences(t *testing.T) {
 		{"the script key is gone", func(m *Manifests) { delete(m.ConfigMaps[1].Data, "kv.js") }, `no key "kv.js"`},
 		{"the script ConfigMap is gone", func(m *Manifests) { m.TestRun.Spec.Script.ConfigMap.Name = "other" }, `no ConfigMap "other"`},
 		{"a workload target names no Service", func(m *Manifests) {
-			m.TestRun.Spec.Arguments = strings.Replace(m.TestRun.Spec.Arguments, "http://kvdispatcher:8080", "http://dispatcher:8080", 1)
+			m.TestRun.Spec.Arguments = strings.Replace(m.TestRun.Spec.Arguments, "http://kvdispatcher-0:8080", "http://dispatcher:8080", 1)
 		}, `no Service "dispatcher"`},
 		{"the fault Job targets a proxy port, not the API", func(m *Manifests) {
 			m.Job.Spec.Template.Spec.Containers[0].Args[3] = "http://toxiproxy:20000"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -148,4 +149,25 @@ func containerName(names []string, id string) string {
 
 func describe(name string, labels map[string]string) string {
 	return fmt.Sprintf("%s (run %s, scenario %s)", name, labels[LabelRun], labels[LabelScenario])
+}
+
+// Report writes what Clean removed to w, a line each, saying "would
+// remove" for a dry run.
+func (r Removed) Report(w io.Writer, dryRun bool) {
+	verb := "removed"
+	if dryRun {
+		verb = "would remove"
+	}
+	for _, c := range r.Containers {
+		fmt.Fprintf(w, "%s container %s\n", verb, c)
+	}
+	for _, n := range r.Networks {
+		fmt.Fprintf(w, "%s network %s\n", verb, n)
+	}
+	for _, run := range r.Skipped {
+		fmt.Fprintf(w, "left run %s alone: its harness still runs (--all removes it too)\n", run)
+	}
+	if len(r.Containers)+len(r.Networks) == 0 {
+		fmt.Fprintln(w, "nothing left behind by chaosrun runs")
+	}
 }

@@ -334,3 +334,13 @@ func LocalImage(ctx context.Context, cli *client.Client, ref string, files map[s
 	hash = hex.EncodeToString(sum[:])[:12]
 	return ensureImage(ctx, cli, buildSpec{ref: ref, kind: "local", hash: hash, files: files, dockerfile: dockerfile}, progress)
 }
+
+// WriteImages writes imgs to w as a table: reference, kind, ID, size and
+// when each was built.
+func WriteImages(w io.Writer, imgs []Image) {
+	fmt.Fprintf(w, "%-34s %-20s %-14s %9s  %s\n", "IMAGE", "KIND", "ID", "SIZE", "CREATED")
+	for _, im := range imgs {
+		id := strings.TrimPrefix(im.ID, "sha256:")
+		fmt.Fprintf(w, "%-34s %-20s %-14.12s %8.1fM  %s\n", im.Ref, im.Kind, id, float64(im.Size)/1e6, im.Created.Format(time.DateTime))
+	}
+}

@@ -32,6 +32,10 @@ func (l *lane) prepareDraw(d *draw, g uint64) uint16 {
 func (w *worker) build(g uint64) {
 	l := w.l
 	tg := &l.targets[g%uint64(len(l.targets))]
+	if w.fr != nil {
+		w.buildFast(tg)
+		return
+	}
 	if tg.fixed != nil {
 		w.req.URL = tg.fixed
 	} else {

@@ -93,6 +93,7 @@ type collector struct {
 	// lost counts samples not aggregated (series cap) or not written.
 	lost     int64
 	writeErr error
+	tap      func(stream string, status int, d time.Duration)
 }
 
 func newCollector(lanes []*lane, out Output) *collector {
@@ -127,6 +128,9 @@ func (c *collector) fold(e *event) {
 		c.add(w, hk, mReqs, 1)
 		c.add(w, hk, mDuration, ms)
 		c.add(w, hk, mFailed, b2f(e.status < 200 || e.status > 399))
+		if c.tap != nil {
+			c.tap(st.Name, int(e.status), time.Duration(e.dur))
+		}
 	case evDrop:
 		c.add(w, k, mDropped, 1)
 	case evRequest:

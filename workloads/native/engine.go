@@ -39,6 +39,10 @@ type Options struct {
 	Transport http.RoundTripper
 	// FlushEvery is how often finished windows are written; default 250 ms.
 	FlushEvery time.Duration
+	// Tap, when set, sees each HTTP request's duration exactly as it goes
+	// into the windows' histograms (on the collector's goroutine): what
+	// checks of the histograms' quantiles compare with.
+	Tap func(stream string, status int, d time.Duration)
 }
 
 // Summary is what a run did.
@@ -113,7 +117,8 @@ type engine struct {
 	grace   time.Duration
 	drops   *recorder
 	rt      http.RoundTripper
-	ownsRT  *http.Transport
+	// fast sends when Options.Transport is not set.
+	fast *fastClients
 }
 
 func newEngine(spec Spec, shard Shard, out Output, opts Options) (*engine, error) {
@@ -133,10 +138,14 @@ func newEngine(spec Spec, shard Shard, out Output, opts Options) (*engine, error
 	}
 	e.rt = opts.Transport
 	if e.rt == nil {
-		e.ownsRT = Transport(spec.connections(shard.Count))
-		e.rt = e.ownsRT
+		var wait time.Duration
+		for i := range spec.Streams {
+			wait = max(wait, spec.Streams[i].Timeout)
+		}
+		e.fast = newFastClients(e.lanes, spec.connections(shard.Count), wait)
 	}
 	e.col = newCollector(e.lanes, out)
+	e.col.tap = opts.Tap
 	e.recs = append(e.recs, e.drops)
 	return e, nil
 }
@@ -170,12 +179,15 @@ func (e *engine) run(ctx context.Context) (Summary, error) {
 	case <-finished:
 	case <-time.After(e.grace):
 		cancelReqs() // requests still out are cut off and not counted
+		if e.fast != nil {
+			e.fast.cutAll()
+		}
 		<-finished
 	}
 	close(stopCol)
 	<-colDone
-	if e.ownsRT != nil {
-		e.ownsRT.CloseIdleConnections()
+	if e.fast != nil {
+		e.fast.cutAll()
 	}
 	sum := Summary{Start: e.start, End: time.Now(), Lost: e.col.lost}
 	err := errors.Join(e.col.writeErr, e.col.out.End(e.col.lost))

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
+
+	"github.com/chaosrun/chaosrun/scenario"
 )
 
 // ReadSpec decodes a spec written as JSON (what a harness hands a load
@@ -103,4 +106,31 @@ func URLs(targets map[string][]string) func(string) ([]string, error) {
 		}
 		return nil, fmt.Errorf("no URL given for service %s (--target %s=URL[,URL…])", svc, svc)
 	}
+}
+
+// ForTargets is sc's native workload as one load process runs it: aimed
+// at targets' base URLs (SVC=URL[,URL…] values, each a service the
+// workload sends to), seeded with seed (0: the scenario's), for the
+// workload's duration.
+func ForTargets(sc *scenario.Scenario, targets []string, seed int64) (Spec, error) {
+	if e := sc.Workload.EngineName(); e != scenario.EngineNative {
+		return Spec{}, fmt.Errorf("%s: its workload runs on engine %s; load runs native workloads (k6 runs its own)", sc.File, e)
+	}
+	urls, err := ParseTargets(targets)
+	if err != nil {
+		return Spec{}, fmt.Errorf("--target: %w", err)
+	}
+	for svc := range urls {
+		if !slices.Contains(sc.Workload.Targets, svc) {
+			return Spec{}, fmt.Errorf("--target %s: the workload sends nothing to it (allowed: %s)", svc, strings.Join(sc.Workload.Targets, ", "))
+		}
+	}
+	if seed == 0 {
+		seed = sc.Seed
+	}
+	spec, err := FromRun(sc, URLs(urls), seed, sc.Workload.Duration.Std())
+	if err != nil {
+		return Spec{}, fmt.Errorf("%s: %w", sc.File, err)
+	}
+	return spec, nil
 }

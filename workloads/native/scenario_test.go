@@ -108,3 +108,36 @@ func TestSpecJSON(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestForTargets: the workload goes to the URLs given, with the scenario's
+// seed unless one is given; a target the workload does not send to, a bad
+// value or a k6 workload is refused, naming what is wrong.
+func TestForTargets(t *testing.T) {
+	sc := loadExample(t)
+	spec, err := ForTargets(sc, []string{"bank=127.0.0.1:8080,127.0.0.1:8081"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Seed != uint64(sc.Seed) || len(spec.Streams) == 0 || !reflect.DeepEqual(spec.Streams[0].Targets, []string{"http://127.0.0.1:8080", "http://127.0.0.1:8081"}) {
+		t.Errorf("spec: seed %d (scenario's %d), streams %+v", spec.Seed, sc.Seed, spec.Streams)
+	}
+	if spec, _ := ForTargets(sc, []string{"bank=127.0.0.1:8080"}, 99); spec.Seed != 99 {
+		t.Errorf("seed %d, want the one given", spec.Seed)
+	}
+	for _, tc := range []struct {
+		targets []string
+		want    string
+	}{
+		{[]string{"vault=127.0.0.1:1"}, "--target vault: the workload sends nothing to it (allowed: bank)"},
+		{[]string{"bank"}, "--target: target \"bank\": want SERVICE=URL"},
+		{nil, sc.File + ": "},
+	} {
+		if _, err := ForTargets(sc, tc.targets, 0); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("targets %v: err %v, want one saying %q", tc.targets, err, tc.want)
+		}
+	}
+	sc.Workload.Engine, sc.Workload.Script = scenario.EngineK6, "bank.js"
+	if _, err := ForTargets(sc, nil, 0); err == nil || !strings.Contains(err.Error(), "runs on engine k6; load runs native workloads") {
+		t.Errorf("a k6 workload: %v", err)
+	}
+}

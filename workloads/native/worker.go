@@ -37,6 +37,10 @@ type worker struct {
 	pathBuf []byte
 	hdrVals [][]string // per dynamic header, the slice in req.Header
 	dlVal   []string   // the deadline header's value slice
+	dlName  string     // the deadline header's canonical name
+	// fr is the engine's own sending path (fast.go); nil when
+	// Options.Transport sends.
+	fr *fastReq
 
 	d          draw
 	variant    uint16
@@ -77,8 +81,8 @@ func newWorker(e *engine, l *lane, i int, base context.Context) *worker {
 			w.req.Header.Set(c.Headers.Criticality, c.Tier)
 		}
 		if c.Deadline > 0 {
-			w.dlVal = []string{""}
-			w.req.Header[http.CanonicalHeaderKey(c.Headers.Deadline)] = w.dlVal
+			w.dlVal, w.dlName = []string{""}, http.CanonicalHeaderKey(c.Headers.Deadline)
+			w.req.Header[w.dlName] = w.dlVal
 		}
 	}
 	w.body = &reqBody{}
@@ -88,6 +92,10 @@ func newWorker(e *engine, l *lane, i int, base context.Context) *worker {
 	}
 	w.attempt = w.tryOnce
 	w.lookup = w.respHeader
+	if e.fast != nil {
+		w.initFast()
+		return w
+	}
 	w.renew()
 	return w
 }
@@ -105,8 +113,10 @@ func (w *worker) loop() {
 		w.serve(j)
 		w.l.busy.Add(-1)
 	}
-	w.timer.Stop()
-	w.cancel()
+	if w.timer != nil {
+		w.timer.Stop()
+		w.cancel()
+	}
 }
 
 // serve makes one arrival's logical request and logs it.
@@ -136,6 +146,9 @@ func (w *worker) serve(j job) {
 		ev.flags |= flag(res.OK, flOK) | flag(res.GaveUp, flGaveUp) | flag(res.Rejected, flRejected) | flag(res.Goodput, flGoodput)
 		if res.Rejected {
 			w.resp, status = nil, 0
+			if w.fr != nil {
+				w.fr.answered = false
+			}
 		}
 	}
 	end := time.Now().UnixNano()
@@ -189,7 +202,12 @@ func (w *worker) tryOnce(n int, remaining time.Duration) (client.Outcome, error)
 	if remaining > 0 {
 		timeout = min(timeout, remaining)
 		ms := remaining.Milliseconds()
-		w.dlVal[0] = strconv.FormatInt(ms, 10)
+		if w.fr != nil {
+			w.pathBuf = strconv.AppendInt(w.pathBuf[:0], ms, 10)
+			w.fr.req.Header.SetBytesV(w.dlName, w.pathBuf)
+		} else {
+			w.dlVal[0] = strconv.FormatInt(ms, 10)
+		}
 	}
 	status, err := w.send(start, timeout)
 	if err != nil {
@@ -204,6 +222,9 @@ func (w *worker) respHeader(name string) string {
 }
 
 func (w *worker) respHeaderCanon(name string) string {
+	if w.fr != nil {
+		return w.fastHeader(name)
+	}
 	if v := w.resp[name]; len(v) > 0 {
 		return v[0]
 	}
@@ -213,6 +234,23 @@ func (w *worker) respHeaderCanon(name string) string {
 // send makes one HTTP request that counts from start (Unix ns) and logs it;
 // status 0 is no answer.
 func (w *worker) send(start int64, timeout time.Duration) (int, error) {
+	var status int
+	if w.fr != nil {
+		status = w.sendFast(timeout)
+	} else {
+		status = w.sendStd(timeout)
+	}
+	end := time.Now().UnixNano()
+	if w.base.Err() != nil {
+		return 0, errCut
+	}
+	w.rec.add(event{kind: evAttempt, t: end, dur: end - start, stream: uint16(w.l.idx), variant: w.variant, status: uint16(min(status, 65535))})
+	return status, nil
+}
+
+// sendStd makes one attempt through Options.Transport; status 0 is no
+// answer.
+func (w *worker) sendStd(timeout time.Duration) int {
 	w.setBody()
 	w.timer.Reset(timeout)
 	resp, err := w.e.rt.RoundTrip(w.req)
@@ -231,10 +269,5 @@ func (w *worker) send(start int64, timeout time.Duration) (int, error) {
 	if !w.timer.Stop() {
 		w.renew()
 	}
-	end := time.Now().UnixNano()
-	if w.base.Err() != nil {
-		return 0, errCut
-	}
-	w.rec.add(event{kind: evAttempt, t: end, dur: end - start, stream: uint16(w.l.idx), variant: w.variant, status: uint16(min(status, 65535))})
-	return status, nil
+	return status
 }

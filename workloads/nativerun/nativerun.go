@@ -1,7 +1,8 @@
-// Package nativerun runs a shard of a native workload as a child process,
-// `chaosrun load`: in its own process group, its output in a log, stopped
-// gracefully on cancel (SIGINT: arrivals stop, the stream ends with its
-// end marker), killed if it does not end, and killed with its parent.
+// Package nativerun is both sides of a load process, `chaosrun load`: the
+// harness runs a shard of a native workload as one (in its own process
+// group, its output in a log, stopped gracefully on cancel: SIGINT stops
+// the arrivals and the stream ends with its end marker; killed if it does
+// not end, and killed with its parent), and Shard is what the process does.
 package nativerun
 
 import (

@@ -1,4 +1,7 @@
-package main
+// Package signals ties the signals that end a chaosrun command (Ctrl-C,
+// SIGTERM, SIGHUP, SIGQUIT) to its context: the first cancels it, a second
+// bounds the teardown, after which the process exits 130.
+package signals
 
 import (
 	"context"
@@ -10,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/runner"
 )
 
@@ -22,17 +26,17 @@ var endSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, sysc
 // load stopping, its results, the testbed going down, with a margin.
 var teardownBound = runner.DefaultWaits.Stop + runner.DefaultWaits.Collect + runner.DefaultWaits.Down + 5*time.Second
 
-// osSignals hooks the process's signals: endSignals end the command's
+// Hook hooks the process's signals: endSignals end the command's
 // context; SIGPIPE is taken so that a closed stdout or stderr (`chaosrun
 // run … | head`) makes writes fail instead of killing the harness.
-func osSignals(stderr io.Writer) func(context.Context) (context.Context, context.CancelFunc) {
+func Hook(stderr io.Writer) func(context.Context) (context.Context, context.CancelFunc) {
 	return func(ctx context.Context) (context.Context, context.CancelFunc) {
 		// A handled (not ignored) SIGPIPE: children still get the default.
 		pipe := make(chan os.Signal, 1)
 		signal.Notify(pipe, syscall.SIGPIPE)
 		sigs := make(chan os.Signal, 2)
 		signal.Notify(sigs, endSignals...)
-		ctx, stop := watchSignals(ctx, sigs, teardownBound, stderr, os.Exit)
+		ctx, stop := Watch(ctx, sigs, teardownBound, stderr, os.Exit)
 		return ctx, func() {
 			signal.Stop(sigs)
 			stop()
@@ -40,10 +44,10 @@ func osSignals(stderr io.Writer) func(context.Context) (context.Context, context
 	}
 }
 
-// watchSignals cancels ctx at the first signal on sigs, with a cause
+// Watch cancels ctx at the first signal on sigs, with a cause
 // naming it. A second one gives teardown bound more, then calls exit(130):
 // the harness never hangs on a teardown that does not end.
-func watchSignals(ctx context.Context, sigs <-chan os.Signal, bound time.Duration, stderr io.Writer, exit func(int)) (context.Context, context.CancelFunc) {
+func Watch(ctx context.Context, sigs <-chan os.Signal, bound time.Duration, stderr io.Writer, exit func(int)) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	var once sync.Once
@@ -64,7 +68,7 @@ func watchSignals(ctx context.Context, sigs <-chan os.Signal, bound time.Duratio
 		select {
 		case <-time.After(bound):
 			fmt.Fprintf(stderr, "chaosrun: teardown did not end within %s; exiting (`chaosrun clean` removes Docker leftovers)\n", bound)
-			exit(exitInterrupted)
+			exit(exitcode.Interrupted)
 		case <-done:
 		}
 	}()

@@ -1,21 +1,42 @@
-package main
+package signals
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/runner"
 )
 
-// TestWatchSignals: the first signal cancels with a cause that names it;
+// syncBuffer is a buffer Watch writes while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestWatch: the first signal cancels with a cause that names it;
 // a second one exits 130 once teardown had its bound, not before; a
 // command that ends in time never exits from here.
-func TestWatchSignals(t *testing.T) {
+func TestWatch(t *testing.T) {
 	const bound = 150 * time.Millisecond
 	tests := []struct {
 		name     string
@@ -32,9 +53,9 @@ func TestWatchSignals(t *testing.T) {
 			sigs := make(chan os.Signal, 2)
 			exited := make(chan time.Time, 1)
 			var stderr syncBuffer
-			ctx, stop := watchSignals(context.Background(), sigs, bound, &stderr, func(code int) {
-				if code != exitInterrupted {
-					t.Errorf("exit(%d), want %d", code, exitInterrupted)
+			ctx, stop := Watch(context.Background(), sigs, bound, &stderr, func(code int) {
+				if code != exitcode.Interrupted {
+					t.Errorf("exit(%d), want %d", code, exitcode.Interrupted)
 				}
 				exited <- time.Now()
 			})

@@ -1,0 +1,192 @@
+// Package scenarioload reads the scenarios a command line names (files,
+// folders of them, catalog:NAME), applies --set overrides and validates
+// them with every checker of the harness wired in: fault kinds, checks,
+// targets, Compose files, the k6 script, the blast radius.
+package scenarioload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/chaosrun/chaosrun/assertions"
+	"github.com/chaosrun/chaosrun/compose"
+	"github.com/chaosrun/chaosrun/faults"
+	"github.com/chaosrun/chaosrun/guard"
+	"github.com/chaosrun/chaosrun/internal/workdir"
+	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/scenarios"
+	"github.com/chaosrun/chaosrun/servers"
+	"github.com/chaosrun/chaosrun/workloads"
+	"github.com/chaosrun/chaosrun/workloads/k6build"
+)
+
+// Checkers wires the fault and assertion checkers into the scenario model's
+// loader.
+func Checkers() scenario.Options {
+	return scenario.Options{
+		FaultKind:  faults.Check,
+		Check:      assertions.ValidateCheck,
+		Metric:     assertions.ValidateMetric,
+		LiveMetric: assertions.ValidateLiveMetric,
+		Targets:    servers.Targets(),
+		HostKind:   faults.IsHostKind,
+		Compose:    compose.Import,
+	}
+}
+
+// Loader reads scenarios as a command sees them.
+type Loader struct {
+	// FS is the command's working directory and filesystem.
+	FS workdir.FS
+	// K6 says where the bundled k6 scripts are (the checkout's, else the
+	// cache's), for workloads with engine: k6.
+	K6 k6build.Options
+}
+
+// Load reads a scenario file or catalog:NAME, applies --set overrides and
+// validates the result. It gives up when ctx ends.
+func (l Loader) Load(ctx context.Context, file string, sets []string) (*scenario.Scenario, error) {
+	data, err := l.Read(ctx, file)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := scenario.Parse(file, data, Checkers())
+	if err != nil {
+		return nil, err
+	}
+	if err := scenario.Apply(sc, sets); err != nil {
+		return nil, err
+	}
+	if err := scenario.Validate(sc, Checkers()); err != nil {
+		return nil, err
+	}
+	if sc.Workload.EngineName() != scenario.EngineK6 {
+		return sc, nil // a native workload names no script
+	}
+	root, _ := l.K6.Checkout()
+	dir, rootErr := BundledScripts(l.K6, root)
+	if err := workloads.CheckScript(sc, l.Path(file), dir); err != nil {
+		if rootErr != nil {
+			return nil, fmt.Errorf("%w\n  (no bundled scripts to look in: %v)", err, rootErr)
+		}
+		return nil, err
+	}
+	return sc, nil
+}
+
+// Read reads a scenario file, at most scenario.MaxFileSize bytes of it,
+// or a catalog scenario. It returns when ctx ends even if the read does
+// not: opening or reading a FIFO nobody writes to blocks, and no read can
+// be cancelled.
+func (l Loader) Read(ctx context.Context, file string) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	if scenarios.IsRef(file) {
+		return scenarios.ReadRef(file)
+	}
+	done := make(chan result, 1)
+	go func() {
+		f, err := l.FS.Open(file)
+		if err != nil {
+			done <- result{err: fmt.Errorf("scenario: %w", err)}
+			return
+		}
+		defer f.Close()
+		data, err := scenario.ReadAll(file, f)
+		done <- result{data, err}
+	}()
+	select {
+	case r := <-done:
+		return r.data, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("reading %s: %w", file, context.Cause(ctx))
+	}
+}
+
+// Path is file resolved against the working directory; a catalog
+// reference stays as it is.
+func (l Loader) Path(file string) string {
+	if scenarios.IsRef(file) {
+		return file
+	}
+	return l.FS.Path(file)
+}
+
+// Expand expands folders into their *.yaml/*.yml files, in name order,
+// and catalog: into every catalog scenario.
+func (l Loader) Expand(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if scenarios.IsRef(a) {
+			refs, err := scenarios.Expand(a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, refs...)
+			continue
+		}
+		fi, err := l.FS.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		ents, err := l.FS.ReadDir(a)
+		if err != nil {
+			return nil, err
+		}
+		n := len(out)
+		for _, e := range ents {
+			if ext := filepath.Ext(e.Name()); !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
+				out = append(out, filepath.Join(a, e.Name()))
+			}
+		}
+		if len(out) == n {
+			return nil, fmt.Errorf("%s: no scenario files (*.yaml, *.yml)", a)
+		}
+	}
+	return out, nil
+}
+
+// BundledScripts is the folder a scenario's script is looked up in after
+// the scenario's own: the checkout's workloads/ (root), else the scripts
+// embedded in this binary, written once into the cache o names.
+func BundledScripts(o k6build.Options, root string) (string, error) {
+	cache := ""
+	if root == "" {
+		c, err := o.Cache()
+		if err != nil {
+			return "", err
+		}
+		cache = c
+	}
+	return workloads.BundledDir(root, cache)
+}
+
+// BlastRadius is what a scenario's load may reach beyond loopback and its
+// own services (allow, and the scenario's allow_targets); it refuses
+// parameters that point anywhere else, at their place in the scenario.
+func BlastRadius(sc *scenario.Scenario, allow []string) (*guard.Allowed, error) {
+	a, err := guard.Parse(append(append([]string{}, allow...), sc.AllowTargets...))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", sc.File, err)
+	}
+	if err := a.CheckParams(sc.Workload.Params); err != nil {
+		if pe := (*guard.ParamError)(nil); errors.As(err, &pe) {
+			return nil, scenario.Errors{sc.Problem("workload.params."+pe.Key, guard.ParamsAllowed, "points at %s, outside this run's blast radius", pe.Host)}
+		}
+		return nil, err
+	}
+	for _, name := range sc.ExternalServices() {
+		if err := a.CheckExternal(name, sc.Services[name].External); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
