@@ -69,3 +69,48 @@ func TestMergeWindowsIsExact(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowSetMergesManyAndReadsBetween: the windows of many shards merge
+// into the histogram of all their values, and reading the set between
+// adds (a receiver's summary) changes nothing of the result.
+func TestWindowSetMergesManyAndReadsBetween(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	all := NewHist()
+	var ws WindowSet
+	var count int64
+	for shard := range 60 {
+		h := NewHist()
+		n := 1 + rng.IntN(50)
+		for range n {
+			v := int64(rng.ExpFloat64()*2000) + 1
+			h.RecordValue(v)
+			all.RecordValue(v)
+		}
+		count += int64(n)
+		enc, err := EncodeHist(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ws.Add(Window{Start: t0, Series: []Series{{Metric: "d", Kind: Trend, Count: int64(n), Hist: enc}}}); err != nil {
+			t.Fatal(err)
+		}
+		if shard%7 == 0 {
+			ws.Windows()
+		}
+	}
+	var got []Window
+	if err := ws.Drain(t0.Add(time.Second), func(w Window) error { got = append(got, w); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || len(got[0].Series) != 1 || got[0].Series[0].Count != count {
+		t.Fatalf("windows %+v, want one of %d values", got, count)
+	}
+	h, err := DecodeHist(got[0].Series[0].Hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.Equals(all) {
+		t.Errorf("merged histogram (%d values, p99 %d) differs from all values' (%d, p99 %d)", h.TotalCount(), h.ValueAtQuantile(99), all.TotalCount(), all.ValueAtQuantile(99))
+	}
+}

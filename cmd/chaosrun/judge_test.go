@@ -89,12 +89,21 @@ func TestJudgeCommandLines(t *testing.T) {
 	if err := os.WriteFile(results, []byte(`{"type":"hello","version":1,"extension":"x"}`+"\n"+`{"type":"end","dropped":0}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	badChecks := writeScenario(t, strings.Replace(applyScenario, "faults:", `assertions:
+  - {name: a, metric: http_req_duration, checks: ["p99x < 1"]}
+  - name: b
+    metric: http_reqs
+    checks:
+      - {threshold: "count > 1", abortOnFail: "yes"}
+faults:`, 1))
 	cases := []struct {
 		name string
 		args []string
 		code int
 		want string
 	}{
+		{"unknown aggregation", []string{"judge", badChecks, results}, exitUsage, `found "p99x"`},
+		{"malformed object form", []string{"judge", badChecks, results}, exitUsage, `abortOnFail: want true or false, got "yes"`},
 		{"no results", []string{"judge", file}, exitUsage, "no results file"},
 		{"files and --listen", []string{"judge", "--listen", "127.0.0.1:0", file, results}, exitUsage, "not both"},
 		{"no shards", []string{"judge", "--listen", "127.0.0.1:0", "--shards", "0", file}, exitUsage, "--shards 0"},
