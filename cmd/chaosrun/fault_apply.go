@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/faults"
+	"github.com/chaosrun/chaosrun/judge"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
 )
@@ -19,7 +20,7 @@ import (
 type applyFlags struct {
 	api, token  string
 	delay, wait time.Duration
-	report      reportFlags
+	report      judge.ReportFlags
 }
 
 // newFaultApplyCmd runs a scenario's fault schedule against a Toxiproxy
@@ -38,7 +39,7 @@ func newFaultApplyCmd(st *State) *cobra.Command {
 				return err
 			}
 			var start time.Time
-			rep, zero, closeRep, err := f.report.open(st, f.delay, f.wait)
+			rep, zero, closeRep, err := f.report.Open(st.files(), st.Stderr, f.delay, f.wait)
 			if err != nil {
 				return fail(exitUsage, err)
 			}
@@ -72,7 +73,7 @@ func newFaultApplyCmd(st *State) *cobra.Command {
 	fl.StringVar(&f.token, "token", st.Getenv("CHAOSRUN_TOKEN"), "the Toxiproxy API's token (env CHAOSRUN_TOKEN)")
 	fl.DurationVar(&f.delay, "delay", 0, "time from Toxiproxy being ready to the schedule's zero (the faults' start offsets count from there)")
 	fl.DurationVar(&f.wait, "wait", 5*time.Minute, "how long to wait for Toxiproxy and the scenario's proxies (and, with --report-to, for load to start)")
-	f.report.register(cmd, st)
+	f.report.Register(cmd.Flags(), st.Getenv("CHAOSRUN_RESULTS_TOKEN"))
 	return cmd
 }
 
