@@ -12,6 +12,7 @@ import (
 
 	"github.com/chaosrun/chaosrun/gameday"
 	"github.com/chaosrun/chaosrun/report"
+	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/scenarioload"
 )
@@ -22,7 +23,7 @@ type gamedayFlags struct {
 	grace, slide, maxDur        time.Duration
 	listen, token, bed, k6, out string
 	shards                      int
-	results                     resultsFlags
+	results                     runner.ResultsFlags
 }
 
 // newGamedayCmd runs a game day: steady load, a page to inject faults by
@@ -57,7 +58,7 @@ gets the run's record and reports.`,
 	fl.StringVar(&f.k6, "k6", "", "for a workload with engine: k6, use this k6 binary (built with xk6-resilience) instead of building one")
 	fl.StringVar(&f.out, "out-dir", "chaosrun-results", "folder for the record, report and logs (sub-folder SCENARIO-gameday)")
 	shardsFlag(cmd, &f.shards)
-	f.results.register(cmd, st)
+	f.results.Register(cmd.Flags(), st.Getenv("CHAOSRUN_RESULTS_TOKEN"))
 	return cmd
 }
 
@@ -95,7 +96,7 @@ func runGameday(ctx context.Context, st *State, f *gamedayFlags, file string) er
 		fmt.Fprintln(st.Stderr, err)
 		return exit(exitUsage)
 	}
-	results, err := f.results.settings(st)
+	results, err := f.results.Settings(st.files(), st.Stderr)
 	if err != nil {
 		return fail(exitUsage, err)
 	}

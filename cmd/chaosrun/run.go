@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/export/metrics"
 	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/runner/batch"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/scenarioload"
@@ -21,8 +23,8 @@ type runFlags struct {
 	seed                  int64
 	quiet                 bool
 	shards                int
-	results               resultsFlags
-	export                exportFlags
+	results               runner.ResultsFlags
+	export                metrics.Flags
 }
 
 func newRunCmd(st *State) *cobra.Command {
@@ -47,8 +49,8 @@ func newRunCmd(st *State) *cobra.Command {
 	fl.Int64Var(&f.seed, "seed", 0, "seed for every random choice (default: the scenario's, else random)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	shardsFlag(cmd, &f.shards)
-	f.results.register(cmd, st)
-	f.export.register(cmd, st)
+	f.results.Register(cmd.Flags(), st.Getenv("CHAOSRUN_RESULTS_TOKEN"))
+	f.export.Register(cmd.Flags(), st.Getenv)
 	fl.StringArrayVar(&f.allow, "allow-target", nil, "let load reach this host or host:port besides loopback and the testbed's services (repeatable)")
 	return cmd
 }
@@ -62,11 +64,11 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 	if err := checkTestbed(f.bed); err != nil {
 		return err
 	}
-	results, err := f.results.settings(st)
+	results, err := f.results.Settings(st.files(), st.Stderr)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	cfg, err := f.export.config()
+	cfg, err := f.export.Config()
 	if err != nil {
 		return fail(exitUsage, err)
 	}
@@ -88,7 +90,7 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 		Stdout: st.Stdout, Stderr: st.Stderr}
 	if cfg.Enabled() {
 		// A failed export is reported, not a breach.
-		o.Export = func(ctx context.Context, rec *record.Run) { exportRun(ctx, st, "run", rec, cfg) }
+		o.Export = func(ctx context.Context, rec *record.Run) { metrics.Send(ctx, st.Stderr, "run", rec, cfg) }
 	}
 	return exit(batch.Run(ctx, o))
 }
