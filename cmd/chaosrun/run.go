@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,14 +16,11 @@ import (
 
 // runFlags are run's flags.
 type runFlags struct {
-	sets, allow           []string
-	bed, k6, outDir       string
-	timeout, totalTimeout time.Duration
-	seed                  int64
-	quiet                 bool
-	shards                int
-	results               runner.ResultsFlags
-	export                metrics.Flags
+	batch.Flags
+	bed     string
+	shards  int
+	results runner.ResultsFlags
+	export  metrics.Flags
 }
 
 func newRunCmd(st *State) *cobra.Command {
@@ -39,19 +35,11 @@ func newRunCmd(st *State) *cobra.Command {
 			return runScenarios(cmd.Context(), st, &f, args)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringArrayVar(&f.sets, "set", nil, "override a scenario value, e.g. bank.bulkheads=off (repeatable)")
+	f.Register(cmd.Flags())
 	testbedFlag(cmd, &f.bed)
-	fl.StringVar(&f.k6, "k6", "", "for workloads with engine: k6, use this k6 binary (built with xk6-resilience) instead of building one")
-	fl.StringVar(&f.outDir, "out-dir", "chaosrun-results", "folder for run records, summaries and logs (one sub-folder per scenario)")
-	fl.DurationVar(&f.timeout, "timeout", 0, "hard wall-clock limit per scenario (default: load duration + 3m, or the scenario's timeout)")
-	fl.DurationVar(&f.totalTimeout, "total-timeout", 0, "wall-clock limit for all scenarios together; those not finished by then are not run (default: none)")
-	fl.Int64Var(&f.seed, "seed", 0, "seed for every random choice (default: the scenario's, else random)")
-	fl.BoolVar(&f.quiet, "quiet", false, "no live progress line")
 	shardsFlag(cmd, &f.shards)
 	f.results.Register(cmd.Flags(), st.Getenv("CHAOSRUN_RESULTS_TOKEN"))
 	f.export.Register(cmd.Flags(), st.Getenv)
-	fl.StringArrayVar(&f.allow, "allow-target", nil, "let load reach this host or host:port besides loopback and the testbed's services (repeatable)")
 	return cmd
 }
 
@@ -72,22 +60,22 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	scs, err := loadAll(ctx, st, f.sets, f.allow, args, nil)
+	scs, err := loadAll(ctx, st, f.Sets, f.Allow, args, nil)
 	if err != nil {
 		return err
 	}
 	for _, sc := range scs {
-		if f.seed != 0 {
-			sc.Seed = f.seed
+		if f.Seed != 0 {
+			sc.Seed = f.Seed
 		}
 	}
-	s, err := prepare(ctx, st, f.k6, f.bed, f.shards, results, scs)
+	s, err := prepare(ctx, st, f.K6, f.bed, f.shards, results, scs)
 	if err != nil {
 		return err
 	}
-	o := batch.Options{Scenarios: scs, Setup: s, OutDir: st.path(f.outDir), Testbed: f.bed, Timeout: f.timeout,
-		TotalTimeout: f.totalTimeout, Overrides: f.sets, Allow: f.allow, Quiet: f.quiet, Overwrite: st.IsTerminal,
-		Stdout: st.Stdout, Stderr: st.Stderr}
+	o := f.Options(st.path(f.OutDir))
+	o.Scenarios, o.Setup, o.Testbed = scs, s, f.bed
+	o.Overwrite, o.Stdout, o.Stderr = st.IsTerminal, st.Stdout, st.Stderr
 	if cfg.Enabled() {
 		// A failed export is reported, not a breach.
 		o.Export = func(ctx context.Context, rec *record.Run) { metrics.Send(ctx, st.Stderr, "run", rec, cfg) }
