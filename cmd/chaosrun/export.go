@@ -3,13 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/export/k8s"
-	"github.com/chaosrun/chaosrun/scenario"
-	"github.com/chaosrun/chaosrun/workloads"
 )
 
 // newExportCmd writes a scenario for another platform; k8s is the one there is.
@@ -41,7 +38,8 @@ func exportK8s(ctx context.Context, st *State, f *k8s.Flags, file string) error 
 		return scenarioFailed(ctx, st, err)
 	}
 	o, generated, caErr := f.Settings(st.files())
-	if err := readManifestFiles(ctx, st, file, sc, &o, caErr); err != nil {
+	o.ScenarioFile, o.Script, err = st.scenarios().Sources(ctx, file, sc)
+	if err := errors.Join(err, caErr); err != nil {
 		return fail(exitUsage, err)
 	}
 	m, err := k8s.Build(sc, o)
@@ -58,38 +56,4 @@ func exportK8s(ctx context.Context, st *State, f *k8s.Flags, file string) error 
 		return fail(exitRunError, err)
 	}
 	return err
-}
-
-// readManifestFiles reads what the manifests carry: the scenario and its
-// k6 script (engine: k6); caErr is reading the results CA's.
-func readManifestFiles(ctx context.Context, st *State, file string, sc *scenario.Scenario, o *k8s.Options, caErr error) error {
-	var errs []error
-	var err error
-	if o.ScenarioFile, err = readScenario(ctx, st, file); err != nil {
-		errs = append(errs, err)
-	}
-	if sc.Workload.EngineName() == scenario.EngineK6 {
-		if o.Script, err = readScript(st, scenarioPath(st, file), sc.Workload.Script); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(append(errs, caErr)...)
-}
-
-// readScript reads the workload script: beside the scenario first, then in
-// the bundled scripts (as a run finds it).
-func readScript(st *State, scenarioFile, script string) ([]byte, error) {
-	root, err := k6Options(st).Checkout()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := bundledScripts(st, root)
-	if err != nil {
-		return nil, err
-	}
-	p, err := workloads.ResolveScript(scenarioFile, script, dir)
-	if err != nil {
-		return nil, err
-	}
-	return os.ReadFile(p)
 }

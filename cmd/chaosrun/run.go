@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/runner/batch"
 	"github.com/chaosrun/chaosrun/scenario"
-	"github.com/chaosrun/chaosrun/scenarioload"
 )
 
 // runFlags are run's flags.
@@ -91,25 +89,11 @@ func loadAll(ctx context.Context, st *State, sets, allow, args []string, ok func
 	if err != nil {
 		return nil, fail(exitUsage, err)
 	}
-	var scs []*scenario.Scenario
-	for _, file := range files {
-		sc, err := loadScenario(ctx, st, file, sets)
-		if ctx.Err() != nil {
-			return nil, scenarioFailed(ctx, st, err)
-		}
-		if err == nil {
-			_, err = scenarioload.BlastRadius(sc, allow)
-		}
-		if err != nil {
-			fmt.Fprintln(st.Stderr, err)
-			continue
-		}
-		if ok != nil {
-			ok(file, sc)
-		}
-		scs = append(scs, sc)
-	}
-	if len(scs) < len(files) {
+	scs, stopped, err := st.scenarios().LoadAll(ctx, files, sets, allow, st.Stderr, ok)
+	switch {
+	case stopped:
+		return nil, scenarioFailed(ctx, st, err)
+	case err != nil:
 		return nil, exit(exitUsage)
 	}
 	return scs, nil

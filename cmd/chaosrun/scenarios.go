@@ -29,21 +29,6 @@ func loadScenario(ctx context.Context, st *State, file string, sets []string) (*
 	return st.scenarios().Load(ctx, file, sets)
 }
 
-// readScenario reads a scenario file or catalog:NAME; it returns when ctx ends.
-func readScenario(ctx context.Context, st *State, file string) ([]byte, error) {
-	return st.scenarios().Read(ctx, file)
-}
-
-// scenarioPath is file resolved against the working directory; a catalog
-// reference stays as it is.
-func scenarioPath(st *State, file string) string { return st.scenarios().Path(file) }
-
-// bundledScripts is the folder a scenario's script is looked up in after
-// the scenario's own (see scenarioload.BundledScripts).
-func bundledScripts(st *State, root string) (string, error) {
-	return scenarioload.BundledScripts(k6Options(st), root)
-}
-
 // scenarioFailed ends a command whose scenario did not load: exit 130
 // once interrupted, else the problems on stderr and exit 2.
 func scenarioFailed(ctx context.Context, st *State, err error) error {
