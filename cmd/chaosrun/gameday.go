@@ -11,6 +11,7 @@ import (
 
 	"github.com/chaosrun/chaosrun/gameday"
 	"github.com/chaosrun/chaosrun/runner"
+	"github.com/chaosrun/chaosrun/runner/setup"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/scenarioload"
 )
@@ -18,8 +19,7 @@ import (
 // gamedayFlags are gameday's flags.
 type gamedayFlags struct {
 	gameday.Flags
-	bed     string
-	shards  int
+	setup   setup.Flags
 	results runner.ResultsFlags
 }
 
@@ -43,8 +43,7 @@ gets the run's record and reports.`,
 		},
 	}
 	f.Register(cmd.Flags())
-	testbedFlag(cmd, &f.bed)
-	shardsFlag(cmd, &f.shards)
+	setupFlags(cmd, &f.setup)
 	f.results.Register(cmd.Flags(), st.Getenv("CHAOSRUN_RESULTS_TOKEN"))
 	return cmd
 }
@@ -54,8 +53,8 @@ func (f *gamedayFlags) check(ctx context.Context, st *State, file string) (*scen
 	if f.Token == "" {
 		f.Token = st.Getenv("CHAOSRUN_GAMEDAY_TOKEN")
 	}
-	if err := checkTestbed(f.bed); err != nil {
-		return nil, err
+	if err := f.setup.CheckTestbed(); err != nil {
+		return nil, fail(exitUsage, err)
 	}
 	if err := f.CheckTimes(); err != nil {
 		return nil, fail(exitUsage, err)
@@ -87,10 +86,10 @@ func runGameday(ctx context.Context, st *State, f *gamedayFlags, file string) er
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	if err := checkShards(f.shards); err != nil {
-		return err
+	if err := f.setup.CheckShards(); err != nil {
+		return fail(exitUsage, err)
 	}
-	s, err := prepare(ctx, st, f.K6, f.bed, f.shards, results, []*scenario.Scenario{sc})
+	s, err := prepare(ctx, st, f.K6, f.setup, results, []*scenario.Scenario{sc})
 	if err != nil {
 		return err
 	}
@@ -98,7 +97,7 @@ func runGameday(ctx context.Context, st *State, f *gamedayFlags, file string) er
 	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
 		return failf(exitRunError, "out dir: %w", err)
 	}
-	fmt.Fprintf(st.Stderr, "▶ game day %s: testbed %s, load until stopped (at most %s)\n", sc.Name, f.bed, f.MaxDuration)
+	fmt.Fprintf(st.Stderr, "▶ game day %s: testbed %s, load until stopped (at most %s)\n", sc.Name, f.setup.Testbed, f.MaxDuration)
 	o := f.Options()
 	o.Scenario, o.Testbed, o.Load, o.OutDir = sc, s.Testbed(sc, filepath.Join(dir, "logs")), s.Load(sc), dir
 	o.Allowed, o.Log, o.Versions = allowed, st.Stderr, s.Versions(sc)

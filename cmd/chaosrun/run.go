@@ -9,14 +9,14 @@ import (
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/runner/batch"
+	"github.com/chaosrun/chaosrun/runner/setup"
 	"github.com/chaosrun/chaosrun/scenario"
 )
 
 // runFlags are run's flags.
 type runFlags struct {
 	batch.Flags
-	bed     string
-	shards  int
+	setup   setup.Flags
 	results runner.ResultsFlags
 	export  metrics.Flags
 }
@@ -34,8 +34,7 @@ func newRunCmd(st *State) *cobra.Command {
 		},
 	}
 	f.Register(cmd.Flags())
-	testbedFlag(cmd, &f.bed)
-	shardsFlag(cmd, &f.shards)
+	setupFlags(cmd, &f.setup)
 	f.results.Register(cmd.Flags(), st.Getenv("CHAOSRUN_RESULTS_TOKEN"))
 	f.export.Register(cmd.Flags(), st.Getenv)
 	return cmd
@@ -44,11 +43,11 @@ func newRunCmd(st *State) *cobra.Command {
 // runScenarios validates every scenario, then runs them in turn (see
 // batch.Run); the worst exit code is run's.
 func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) error {
-	if err := checkShards(f.shards); err != nil {
-		return err
+	if err := f.setup.CheckShards(); err != nil {
+		return fail(exitUsage, err)
 	}
-	if err := checkTestbed(f.bed); err != nil {
-		return err
+	if err := f.setup.CheckTestbed(); err != nil {
+		return fail(exitUsage, err)
 	}
 	results, err := f.results.Settings(st.files(), st.Stderr)
 	if err != nil {
@@ -67,12 +66,12 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 			sc.Seed = f.Seed
 		}
 	}
-	s, err := prepare(ctx, st, f.K6, f.bed, f.shards, results, scs)
+	s, err := prepare(ctx, st, f.K6, f.setup, results, scs)
 	if err != nil {
 		return err
 	}
 	o := f.Options(st.path(f.OutDir))
-	o.Scenarios, o.Setup, o.Testbed = scs, s, f.bed
+	o.Scenarios, o.Setup, o.Testbed = scs, s, f.setup.Testbed
 	o.Overwrite, o.Stdout, o.Stderr = st.IsTerminal, st.Stdout, st.Stderr
 	if cfg.Enabled() {
 		// A failed export is reported, not a breach.

@@ -44,37 +44,16 @@ func scenarioArgs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.S
 	return []cobra.Completion{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
 }
 
-// testbedFlag adds --testbed, which names where services run.
-func testbedFlag(cmd *cobra.Command, bed *string) {
-	cmd.Flags().StringVar(bed, "testbed", "local", "where services run: local (child processes) or docker (containers)")
-	cmd.RegisterFlagCompletionFunc("testbed", cobra.FixedCompletions([]cobra.Completion{"local", "docker"}, cobra.ShellCompDirectiveNoFileComp)) //nolint:errcheck // the flag exists
-}
-
-// checkTestbed refuses a --testbed that is not there.
-func checkTestbed(bed string) error {
-	if bed != "local" && bed != "docker" {
-		return failf(exitUsage, "--testbed %q is not available (allowed: local, docker)", bed)
-	}
-	return nil
-}
-
-// shardsFlag adds --load-shards.
-func shardsFlag(cmd *cobra.Command, n *int) {
-	cmd.Flags().IntVar(n, "load-shards", 1, "run the workload as N load processes (each every Nth arrival; k6: execution segments) and merge their results")
-}
-
-// checkShards refuses a shard count out of range.
-func checkShards(n int) error {
-	if n < 1 || n > 16 {
-		return failf(exitUsage, "--load-shards %d out of range (allowed: 1 to 16)", n)
-	}
-	return nil
+// setupFlags adds --testbed, with its completion, and --load-shards.
+func setupFlags(cmd *cobra.Command, f *setup.Flags) {
+	f.Register(cmd.Flags())
+	cmd.RegisterFlagCompletionFunc("testbed", cobra.FixedCompletions(setup.Testbeds, cobra.ShellCompDirectiveNoFileComp)) //nolint:errcheck // the flag exists
 }
 
 // prepare settles what the scenarios' runs need before any load (see
 // setup.Prepare); its errors end the command.
-func prepare(ctx context.Context, st *State, k6path, bed string, shards int, results runner.Results, scs []*scenario.Scenario) (*setup.Setup, error) {
-	o := setup.Options{K6: k6Options(st), Testbed: bed, Executable: st.Executable, Shards: shards, Results: results,
+func prepare(ctx context.Context, st *State, k6path string, f setup.Flags, results runner.Results, scs []*scenario.Scenario) (*setup.Setup, error) {
+	o := setup.Options{K6: k6Options(st), Testbed: f.Testbed, Executable: st.Executable, Shards: f.Shards, Results: results,
 		NewLoad: st.NewLoad, NewTestbed: st.NewTestbed}
 	o.K6.K6Path = st.path(k6path)
 	s, err := setup.Prepare(ctx, o, scs)
