@@ -36,13 +36,17 @@ func (f *Flags) Register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.OutDir, "out-dir", "chaosrun-results", "folder for the record, report and logs (sub-folder SCENARIO-gameday)")
 }
 
-// CheckTimes checks --grace, --window and --max-duration; errors are
+// Check checks --grace, --window, --max-duration and the page's address
+// and token, which defaults to getenv's CHAOSRUN_GAMEDAY_TOKEN; errors are
 // usage errors.
-func (f *Flags) CheckTimes() error {
+func (f *Flags) Check(getenv func(string) string) error {
+	if f.Token == "" {
+		f.Token = getenv("CHAOSRUN_GAMEDAY_TOKEN")
+	}
 	if f.Grace <= 0 || f.Slide < 2*time.Second || f.MaxDuration <= 0 {
 		return errors.New("--grace and --max-duration must be positive and --window at least 2s")
 	}
-	return nil
+	return CheckListen(f.Listen, f.Token)
 }
 
 // Options are the game day's options from the flags; the rest (scenario,

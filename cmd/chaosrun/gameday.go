@@ -50,16 +50,10 @@ gets the run's record and reports.`,
 
 // check checks the flags and loads the scenario.
 func (f *gamedayFlags) check(ctx context.Context, st *State, file string) (*scenario.Scenario, error) {
-	if f.Token == "" {
-		f.Token = st.Getenv("CHAOSRUN_GAMEDAY_TOKEN")
-	}
 	if err := f.setup.CheckTestbed(); err != nil {
 		return nil, fail(exitUsage, err)
 	}
-	if err := f.CheckTimes(); err != nil {
-		return nil, fail(exitUsage, err)
-	}
-	if err := gameday.CheckListen(f.Listen, f.Token); err != nil {
+	if err := f.Check(st.Getenv); err != nil {
 		return nil, fail(exitUsage, err)
 	}
 	sc, err := loadScenario(ctx, st, file, f.Sets)

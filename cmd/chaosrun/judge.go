@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -85,16 +84,7 @@ func runJudge(ctx context.Context, st *State, o *judge.Options, args []string) e
 // run's exit codes.
 func judgeOutcome(ctx context.Context, st *State, outDir string, sc *scenario.Scenario, rec *record.Run) error {
 	dir := filepath.Join(st.path(outDir), sc.Name)
-	werr := report.WriteAll(dir, rec)
-	report.Table(st.Stdout, rec)
-	printLines(st, "chaosrun judge", werr)
-	fmt.Fprintf(st.Stderr, "run record: %s\n", filepath.Join(dir, "run.json"))
-	var failed []string
-	for _, v := range rec.Verdicts {
-		if !v.Pass {
-			failed = append(failed, v.Assertion)
-		}
-	}
+	werr := judge.WriteRecord(dir, rec, st.Stdout, st.Stderr)
 	switch {
 	case ctx.Err() != nil:
 		return failf(exitInterrupted, "%s interrupted; the record is marked incomplete", sc.Name)
@@ -103,7 +93,7 @@ func judgeOutcome(ctx context.Context, st *State, outDir string, sc *scenario.Sc
 	case rec.Incomplete:
 		return failf(exitRunError, "%s incomplete: %s", sc.Name, strings.Join(rec.Problems, "; "))
 	case !report.Passed(rec):
-		return failf(exitBreach, "%s breached: %s", sc.Name, strings.Join(failed, ", "))
+		return failf(exitBreach, "%s breached: %s", sc.Name, strings.Join(judge.Failed(rec), ", "))
 	}
 	return nil
 }
