@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,19 +22,15 @@ func newFaultCmd(st *State) *cobra.Command {
 // gamedayCmd is a command that calls a running game day: it takes
 // --gameday, --token and --by, and a refused request (4xx) exits 2.
 func gamedayCmd(st *State, cmd *cobra.Command, by *string, call func(ctx context.Context, c *gameday.Client, args []string) error) *cobra.Command {
-	var url, token string
-	cmd.Flags().StringVar(&url, "gameday", st.Getenv("CHAOSRUN_GAMEDAY"), "URL of the running game day (as it printed; env CHAOSRUN_GAMEDAY)")
-	cmd.Flags().StringVar(&token, "token", st.Getenv("CHAOSRUN_GAMEDAY_TOKEN"), "the game day's token, if it has one (env CHAOSRUN_GAMEDAY_TOKEN)")
+	var f gameday.ClientFlags
+	f.Register(cmd.Flags(), st.Getenv)
 	if by != nil {
-		cmd.Flags().StringVar(by, "by", gameday.Terminal(), "who acts, for the timeline")
+		gameday.RegisterBy(cmd.Flags(), by)
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if url == "" {
-			return failf(exitUsage, "--gameday URL is required (the URL `chaosrun gameday` printed)")
-		}
-		c, err := gameday.NewClient(url, token)
+		c, err := f.Client()
 		if err != nil {
-			return failf(exitUsage, "--gameday %w", err)
+			return fail(exitUsage, err)
 		}
 		err = call(cmd.Context(), c, args)
 		switch ee := (*exitError)(nil); {
@@ -56,12 +51,7 @@ func newFaultListCmd(st *State) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if len(list) == 0 {
-			fmt.Fprintln(st.Stdout, "no faults in force")
-		}
-		for _, f := range list {
-			fmt.Fprintf(st.Stdout, "%s\t%s\tby %s since %s\n", f.Name, f.Describe, f.By, f.Since.Format(time.TimeOnly))
-		}
+		gameday.WriteFaults(st.Stdout, list)
 		return nil
 	})
 }
@@ -79,26 +69,16 @@ func newFaultClearCmd(st *State) *cobra.Command {
 }
 
 func newFaultAddCmd(st *State) *cobra.Command {
-	var req gameday.FaultRequest
-	var attrs []string
+	var f gameday.AddFlags
 	cmd := &cobra.Command{
 		Use:   "add --gameday URL [--token T] --kind KIND (--edge FROM->TO | --host SVC) [--attr NAME=VALUE ...] [--name N] [--by WHO]",
 		Short: "inject a fault",
 		Args:  cobra.NoArgs,
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&req.Kind, "kind", "", "fault kind")
-	fl.StringVar(&req.Edge, "edge", "", "edge FROM->TO or FROM->TO.N (edge kinds)")
-	fl.StringVar(&req.Host, "host", "", "instance SVC or SVC.N (host kinds)")
-	fl.StringVar(&req.Name, "name", "", "the fault's name (default KIND@TARGET)")
-	fl.StringVar(&req.Direction, "direction", "", "downstream (default) or upstream")
-	fl.StringArrayVar(&attrs, "attr", nil, "attribute NAME=VALUE, e.g. latency=2000 (repeatable)")
-	return gamedayCmd(st, cmd, &req.By, func(ctx context.Context, c *gameday.Client, _ []string) error {
-		if req.Kind == "" || (req.Edge == "") == (req.Host == "") {
-			return failf(exitUsage, "needs --kind and exactly one of --edge or --host")
-		}
-		var err error
-		if req.Attributes, err = gameday.ParseAttrs(attrs); err != nil {
+	f.Register(cmd.Flags())
+	return gamedayCmd(st, cmd, &f.By, func(ctx context.Context, c *gameday.Client, _ []string) error {
+		req, err := f.Request()
+		if err != nil {
 			return fail(exitUsage, err)
 		}
 		af, err := c.Add(ctx, req)

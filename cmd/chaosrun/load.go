@@ -14,17 +14,10 @@ import (
 // off its command line.
 const resultsTokenEnv = nativerun.TokenEnv
 
-// loadFlags are load's flags.
-type loadFlags struct {
-	spec, shard, results string
-	sets, targets        []string
-	seed                 int64
-}
-
 // newLoadCmd runs one shard of a native workload: what the harness starts
 // per shard, and what each Pod of the Kubernetes export runs.
 func newLoadCmd(st *State) *cobra.Command {
-	var f loadFlags
+	var o nativerun.Options
 	cmd := &cobra.Command{
 		Use:   "load (--spec FILE | SCENARIO.yaml --target SVC=URL…) --results tcp://HOST:PORT [flags]",
 		Short: "run one shard of a native workload, streaming its results to a receiver",
@@ -43,37 +36,25 @@ Exit codes: 0 the workload ran to its end, 2 bad usage, spec or scenario,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runLoad(cmd.Context(), st, &f, args)
+			return runLoad(cmd.Context(), st, &o, args)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&f.spec, "spec", "", "the workload as a native spec in JSON (instead of a scenario)")
-	fl.StringVar(&f.shard, "shard", "0/1", "shard I of N to run, I from 0 (e.g. $(JOB_COMPLETION_INDEX)/4)")
-	fl.StringVar(&f.results, "results", "", "where the windows go: tcp://HOST:PORT[?tls=true&ca=FILE&server_name=NAME] or a file (required)")
-	fl.StringArrayVar(&f.targets, "target", nil, "a service's base URLs, SVC=URL[,URL…] in replica order (with a scenario; repeatable)")
-	fl.StringArrayVar(&f.sets, "set", nil, "override a scenario value, e.g. workload.duration=30s (repeatable)")
-	fl.Int64Var(&f.seed, "seed", 0, "seed of the keys and jitter (default: the scenario's)")
+	o.Register(cmd.Flags())
 	return cmd
 }
 
-func runLoad(ctx context.Context, st *State, f *loadFlags, args []string) error {
-	shard, err := native.ParseShard(f.shard)
+func runLoad(ctx context.Context, st *State, o *nativerun.Options, args []string) error {
+	shard, err := o.ParseShard()
 	if err != nil {
-		return failf(exitUsage, "--shard: %w", err)
+		return fail(exitUsage, err)
 	}
-	spec, err := f.workload(ctx, st, args)
+	spec, err := loadWorkload(ctx, st, o, args)
 	if err != nil {
 		return err
 	}
-	if f.results == "" {
-		return failf(exitUsage, "--results is required: tcp://HOST:PORT of a receiver, or a file")
-	}
-	res, err := native.ParseResults(f.results, st.Getenv(resultsTokenEnv), st.readFile)
+	res, err := o.ResultsTo(st.files(), st.Getenv(resultsTokenEnv))
 	if err != nil {
-		return failf(exitUsage, "--results: %w", err)
-	}
-	if res.Dial == nil {
-		res.File = st.path(res.File)
+		return fail(exitUsage, err)
 	}
 	if err := native.Check(spec, shard); err != nil {
 		return fail(exitUsage, err)
@@ -84,32 +65,25 @@ func runLoad(ctx context.Context, st *State, f *loadFlags, args []string) error 
 	return nil
 }
 
-// workload is the spec the flags and arguments name: --spec's JSON, or
-// a scenario's native workload aimed at --target's URLs.
-func (f *loadFlags) workload(ctx context.Context, st *State, args []string) (native.Spec, error) {
-	switch {
-	case f.spec != "" && len(args) > 0:
-		return native.Spec{}, failf(exitUsage, "give --spec FILE or a scenario, not both")
-	case f.spec != "" && (len(f.targets) > 0 || len(f.sets) > 0 || f.seed != 0):
-		return native.Spec{}, failf(exitUsage, "--target, --set and --seed go with a scenario; a --spec is complete")
-	case f.spec != "":
-		b, err := st.readFile(f.spec)
-		if err == nil {
-			var spec native.Spec
-			if spec, err = native.ReadSpec(f.spec, b); err == nil {
-				return spec, nil
-			}
-		}
+// loadWorkload is the spec the flags and arguments name: --spec's JSON,
+// or a scenario's native workload aimed at --target's URLs.
+func loadWorkload(ctx context.Context, st *State, o *nativerun.Options, args []string) (native.Spec, error) {
+	if err := o.CheckWorkload(len(args) > 0); err != nil {
 		return native.Spec{}, fail(exitUsage, err)
-	case len(args) == 0:
-		return native.Spec{}, failf(exitUsage, "no workload: give --spec FILE or a scenario file")
 	}
-	sc, err := loadScenario(ctx, st, args[0], f.sets)
+	if o.Spec != "" {
+		spec, err := o.ReadSpec(st.files())
+		if err != nil {
+			return native.Spec{}, fail(exitUsage, err)
+		}
+		return spec, nil
+	}
+	sc, err := loadScenario(ctx, st, args[0], o.Sets)
 	if err != nil {
 		fmt.Fprintln(st.Stderr, err)
 		return native.Spec{}, exit(exitUsage)
 	}
-	spec, err := native.ForTargets(sc, f.targets, f.seed)
+	spec, err := native.ForTargets(sc, o.Targets, o.Seed)
 	if err != nil {
 		return native.Spec{}, fail(exitUsage, err)
 	}

@@ -2,27 +2,23 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/export/metrics"
 	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/runner/batch"
+	"github.com/chaosrun/chaosrun/runner/setup"
 	"github.com/chaosrun/chaosrun/scenario"
-	"github.com/chaosrun/chaosrun/scenarioload"
 )
 
 // runFlags are run's flags.
 type runFlags struct {
-	sets, allow           []string
-	bed, k6, outDir       string
-	timeout, totalTimeout time.Duration
-	seed                  int64
-	quiet                 bool
-	shards                int
-	results               resultsFlags
-	export                exportFlags
+	batch.Flags
+	setup   setup.Flags
+	results runner.ResultsFlags
+	export  metrics.Flags
 }
 
 func newRunCmd(st *State) *cobra.Command {
@@ -37,58 +33,49 @@ func newRunCmd(st *State) *cobra.Command {
 			return runScenarios(cmd.Context(), st, &f, args)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringArrayVar(&f.sets, "set", nil, "override a scenario value, e.g. bank.bulkheads=off (repeatable)")
-	testbedFlag(cmd, &f.bed)
-	fl.StringVar(&f.k6, "k6", "", "for workloads with engine: k6, use this k6 binary (built with xk6-resilience) instead of building one")
-	fl.StringVar(&f.outDir, "out-dir", "chaosrun-results", "folder for run records, summaries and logs (one sub-folder per scenario)")
-	fl.DurationVar(&f.timeout, "timeout", 0, "hard wall-clock limit per scenario (default: load duration + 3m, or the scenario's timeout)")
-	fl.DurationVar(&f.totalTimeout, "total-timeout", 0, "wall-clock limit for all scenarios together; those not finished by then are not run (default: none)")
-	fl.Int64Var(&f.seed, "seed", 0, "seed for every random choice (default: the scenario's, else random)")
-	fl.BoolVar(&f.quiet, "quiet", false, "no live progress line")
-	shardsFlag(cmd, &f.shards)
-	f.results.register(cmd, st)
-	f.export.register(cmd, st)
-	fl.StringArrayVar(&f.allow, "allow-target", nil, "let load reach this host or host:port besides loopback and the testbed's services (repeatable)")
+	f.Register(cmd.Flags())
+	setupFlags(cmd, &f.setup)
+	f.results.Register(cmd.Flags(), st.Getenv("CHAOSRUN_RESULTS_TOKEN"))
+	f.export.Register(cmd.Flags(), st.Getenv)
 	return cmd
 }
 
 // runScenarios validates every scenario, then runs them in turn (see
 // batch.Run); the worst exit code is run's.
 func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) error {
-	if err := checkShards(f.shards); err != nil {
-		return err
+	if err := f.setup.CheckShards(); err != nil {
+		return fail(exitUsage, err)
 	}
-	if err := checkTestbed(f.bed); err != nil {
-		return err
+	if err := f.setup.CheckTestbed(); err != nil {
+		return fail(exitUsage, err)
 	}
-	results, err := f.results.settings(st)
+	results, err := f.results.Settings(st.files(), st.Stderr)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	cfg, err := f.export.config()
+	cfg, err := f.export.Config()
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	scs, err := loadAll(ctx, st, f.sets, f.allow, args, nil)
+	scs, err := loadAll(ctx, st, f.Sets, f.Allow, args, nil)
 	if err != nil {
 		return err
 	}
 	for _, sc := range scs {
-		if f.seed != 0 {
-			sc.Seed = f.seed
+		if f.Seed != 0 {
+			sc.Seed = f.Seed
 		}
 	}
-	s, err := prepare(ctx, st, f.k6, f.bed, f.shards, results, scs)
+	s, err := prepare(ctx, st, f.K6, f.setup, results, scs)
 	if err != nil {
 		return err
 	}
-	o := batch.Options{Scenarios: scs, Setup: s, OutDir: st.path(f.outDir), Testbed: f.bed, Timeout: f.timeout,
-		TotalTimeout: f.totalTimeout, Overrides: f.sets, Allow: f.allow, Quiet: f.quiet, Overwrite: st.IsTerminal,
-		Stdout: st.Stdout, Stderr: st.Stderr}
+	o := f.Options(st.path(f.OutDir))
+	o.Scenarios, o.Setup, o.Testbed = scs, s, f.setup.Testbed
+	o.Overwrite, o.Stdout, o.Stderr = st.IsTerminal, st.Stdout, st.Stderr
 	if cfg.Enabled() {
 		// A failed export is reported, not a breach.
-		o.Export = func(ctx context.Context, rec *record.Run) { exportRun(ctx, st, "run", rec, cfg) }
+		o.Export = func(ctx context.Context, rec *record.Run) { metrics.Send(ctx, st.Stderr, "run", rec, cfg) }
 	}
 	return exit(batch.Run(ctx, o))
 }
@@ -101,25 +88,11 @@ func loadAll(ctx context.Context, st *State, sets, allow, args []string, ok func
 	if err != nil {
 		return nil, fail(exitUsage, err)
 	}
-	var scs []*scenario.Scenario
-	for _, file := range files {
-		sc, err := loadScenario(ctx, st, file, sets)
-		if ctx.Err() != nil {
-			return nil, scenarioFailed(ctx, st, err)
-		}
-		if err == nil {
-			_, err = scenarioload.BlastRadius(sc, allow)
-		}
-		if err != nil {
-			fmt.Fprintln(st.Stderr, err)
-			continue
-		}
-		if ok != nil {
-			ok(file, sc)
-		}
-		scs = append(scs, sc)
-	}
-	if len(scs) < len(files) {
+	scs, stopped, err := st.scenarios().LoadAll(ctx, files, sets, allow, st.Stderr, ok)
+	switch {
+	case stopped:
+		return nil, scenarioFailed(ctx, st, err)
+	case err != nil:
 		return nil, exit(exitUsage)
 	}
 	return scs, nil

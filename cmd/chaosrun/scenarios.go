@@ -29,21 +29,6 @@ func loadScenario(ctx context.Context, st *State, file string, sets []string) (*
 	return st.scenarios().Load(ctx, file, sets)
 }
 
-// readScenario reads a scenario file or catalog:NAME; it returns when ctx ends.
-func readScenario(ctx context.Context, st *State, file string) ([]byte, error) {
-	return st.scenarios().Read(ctx, file)
-}
-
-// scenarioPath is file resolved against the working directory; a catalog
-// reference stays as it is.
-func scenarioPath(st *State, file string) string { return st.scenarios().Path(file) }
-
-// bundledScripts is the folder a scenario's script is looked up in after
-// the scenario's own (see scenarioload.BundledScripts).
-func bundledScripts(st *State, root string) (string, error) {
-	return scenarioload.BundledScripts(k6Options(st), root)
-}
-
 // scenarioFailed ends a command whose scenario did not load: exit 130
 // once interrupted, else the problems on stderr and exit 2.
 func scenarioFailed(ctx context.Context, st *State, err error) error {
@@ -59,37 +44,16 @@ func scenarioArgs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.S
 	return []cobra.Completion{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
 }
 
-// testbedFlag adds --testbed, which names where services run.
-func testbedFlag(cmd *cobra.Command, bed *string) {
-	cmd.Flags().StringVar(bed, "testbed", "local", "where services run: local (child processes) or docker (containers)")
-	cmd.RegisterFlagCompletionFunc("testbed", cobra.FixedCompletions([]cobra.Completion{"local", "docker"}, cobra.ShellCompDirectiveNoFileComp)) //nolint:errcheck // the flag exists
-}
-
-// checkTestbed refuses a --testbed that is not there.
-func checkTestbed(bed string) error {
-	if bed != "local" && bed != "docker" {
-		return failf(exitUsage, "--testbed %q is not available (allowed: local, docker)", bed)
-	}
-	return nil
-}
-
-// shardsFlag adds --load-shards.
-func shardsFlag(cmd *cobra.Command, n *int) {
-	cmd.Flags().IntVar(n, "load-shards", 1, "run the workload as N load processes (each every Nth arrival; k6: execution segments) and merge their results")
-}
-
-// checkShards refuses a shard count out of range.
-func checkShards(n int) error {
-	if n < 1 || n > 16 {
-		return failf(exitUsage, "--load-shards %d out of range (allowed: 1 to 16)", n)
-	}
-	return nil
+// setupFlags adds --testbed, with its completion, and --load-shards.
+func setupFlags(cmd *cobra.Command, f *setup.Flags) {
+	f.Register(cmd.Flags())
+	cmd.RegisterFlagCompletionFunc("testbed", cobra.FixedCompletions(setup.Testbeds, cobra.ShellCompDirectiveNoFileComp)) //nolint:errcheck // the flag exists
 }
 
 // prepare settles what the scenarios' runs need before any load (see
 // setup.Prepare); its errors end the command.
-func prepare(ctx context.Context, st *State, k6path, bed string, shards int, results runner.Results, scs []*scenario.Scenario) (*setup.Setup, error) {
-	o := setup.Options{K6: k6Options(st), Testbed: bed, Executable: st.Executable, Shards: shards, Results: results,
+func prepare(ctx context.Context, st *State, k6path string, f setup.Flags, results runner.Results, scs []*scenario.Scenario) (*setup.Setup, error) {
+	o := setup.Options{K6: k6Options(st), Testbed: f.Testbed, Executable: st.Executable, Shards: f.Shards, Results: results,
 		NewLoad: st.NewLoad, NewTestbed: st.NewTestbed}
 	o.K6.K6Path = st.path(k6path)
 	s, err := setup.Prepare(ctx, o, scs)

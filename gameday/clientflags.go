@@ -1,0 +1,79 @@
+package gameday
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// ClientFlags are the flags of the commands that call a running game day
+// (fault add, clear, list): its URL and token.
+type ClientFlags struct {
+	URL, Token string
+}
+
+// Register adds the client flags to fl; getenv gives their defaults
+// (CHAOSRUN_GAMEDAY, CHAOSRUN_GAMEDAY_TOKEN).
+func (f *ClientFlags) Register(fl *pflag.FlagSet, getenv func(string) string) {
+	fl.StringVar(&f.URL, "gameday", getenv("CHAOSRUN_GAMEDAY"), "URL of the running game day (as it printed; env CHAOSRUN_GAMEDAY)")
+	fl.StringVar(&f.Token, "token", getenv("CHAOSRUN_GAMEDAY_TOKEN"), "the game day's token, if it has one (env CHAOSRUN_GAMEDAY_TOKEN)")
+}
+
+// RegisterBy adds --by, who acts, to fl.
+func RegisterBy(fl *pflag.FlagSet, by *string) {
+	fl.StringVar(by, "by", Terminal(), "who acts, for the timeline")
+}
+
+// Client is the game day's client the flags name; errors are usage
+// errors.
+func (f *ClientFlags) Client() (*Client, error) {
+	if f.URL == "" {
+		return nil, errors.New("--gameday URL is required (the URL `chaosrun gameday` printed)")
+	}
+	c, err := NewClient(f.URL, f.Token)
+	if err != nil {
+		return nil, fmt.Errorf("--gameday %w", err)
+	}
+	return c, nil
+}
+
+// AddFlags are fault add's flags: the fault to inject.
+type AddFlags struct {
+	FaultRequest
+	Attrs []string
+}
+
+// Register adds fault add's flags (but --by) to fl.
+func (f *AddFlags) Register(fl *pflag.FlagSet) {
+	fl.StringVar(&f.Kind, "kind", "", "fault kind")
+	fl.StringVar(&f.Edge, "edge", "", "edge FROM->TO or FROM->TO.N (edge kinds)")
+	fl.StringVar(&f.Host, "host", "", "instance SVC or SVC.N (host kinds)")
+	fl.StringVar(&f.Name, "name", "", "the fault's name (default KIND@TARGET)")
+	fl.StringVar(&f.Direction, "direction", "", "downstream (default) or upstream")
+	fl.StringArrayVar(&f.Attrs, "attr", nil, "attribute NAME=VALUE, e.g. latency=2000 (repeatable)")
+}
+
+// Request checks the flags and gives the fault's request; errors are
+// usage errors.
+func (f *AddFlags) Request() (FaultRequest, error) {
+	req := f.FaultRequest
+	if req.Kind == "" || (req.Edge == "") == (req.Host == "") {
+		return req, errors.New("needs --kind and exactly one of --edge or --host")
+	}
+	var err error
+	req.Attributes, err = ParseAttrs(f.Attrs)
+	return req, err
+}
+
+// WriteFaults writes the faults in force, one a line, to w.
+func WriteFaults(w io.Writer, list []ActiveFault) {
+	if len(list) == 0 {
+		fmt.Fprintln(w, "no faults in force")
+	}
+	for _, f := range list {
+		fmt.Fprintf(w, "%s\t%s\tby %s since %s\n", f.Name, f.Describe, f.By, f.Since.Format(time.TimeOnly))
+	}
+}

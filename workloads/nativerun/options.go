@@ -1,0 +1,78 @@
+package nativerun
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/chaosrun/chaosrun/internal/workdir"
+	"github.com/chaosrun/chaosrun/workloads/native"
+)
+
+// Options are chaosrun load's flags: the workload (a spec, or a scenario
+// aimed at targets), the shard to run and where its windows go.
+type Options struct {
+	Spec, Shard, Results string
+	Sets, Targets        []string
+	Seed                 int64
+}
+
+// Register adds load's flags to fl.
+func (o *Options) Register(fl *pflag.FlagSet) {
+	fl.StringVar(&o.Spec, "spec", "", "the workload as a native spec in JSON (instead of a scenario)")
+	fl.StringVar(&o.Shard, "shard", "0/1", "shard I of N to run, I from 0 (e.g. $(JOB_COMPLETION_INDEX)/4)")
+	fl.StringVar(&o.Results, "results", "", "where the windows go: tcp://HOST:PORT[?tls=true&ca=FILE&server_name=NAME] or a file (required)")
+	fl.StringArrayVar(&o.Targets, "target", nil, "a service's base URLs, SVC=URL[,URL…] in replica order (with a scenario; repeatable)")
+	fl.StringArrayVar(&o.Sets, "set", nil, "override a scenario value, e.g. workload.duration=30s (repeatable)")
+	fl.Int64Var(&o.Seed, "seed", 0, "seed of the keys and jitter (default: the scenario's)")
+}
+
+// ParseShard is --shard's shard; errors are usage errors.
+func (o *Options) ParseShard() (native.Shard, error) {
+	shard, err := native.ParseShard(o.Shard)
+	if err != nil {
+		return shard, fmt.Errorf("--shard: %w", err)
+	}
+	return shard, nil
+}
+
+// CheckWorkload checks that the workload is named once: by --spec or by
+// a scenario (scenario says whether one is given); errors are usage
+// errors.
+func (o *Options) CheckWorkload(scenario bool) error {
+	switch {
+	case o.Spec != "" && scenario:
+		return errors.New("give --spec FILE or a scenario, not both")
+	case o.Spec != "" && (len(o.Targets) > 0 || len(o.Sets) > 0 || o.Seed != 0):
+		return errors.New("--target, --set and --seed go with a scenario; a --spec is complete")
+	case o.Spec == "" && !scenario:
+		return errors.New("no workload: give --spec FILE or a scenario file")
+	}
+	return nil
+}
+
+// ReadSpec reads --spec's file from wd.
+func (o *Options) ReadSpec(wd workdir.FS) (native.Spec, error) {
+	b, err := wd.ReadFile(o.Spec)
+	if err != nil {
+		return native.Spec{}, err
+	}
+	return native.ReadSpec(o.Spec, b)
+}
+
+// ResultsTo is where --results sends the windows (files resolve against
+// wd), with the stream's token; errors are usage errors.
+func (o *Options) ResultsTo(wd workdir.FS, token string) (native.Results, error) {
+	if o.Results == "" {
+		return native.Results{}, errors.New("--results is required: tcp://HOST:PORT of a receiver, or a file")
+	}
+	res, err := native.ParseResults(o.Results, token, wd.ReadFile)
+	if err != nil {
+		return res, fmt.Errorf("--results: %w", err)
+	}
+	if res.Dial == nil {
+		res.File = wd.Path(res.File)
+	}
+	return res, nil
+}
