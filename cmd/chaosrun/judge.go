@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/export/metrics"
 	"github.com/chaosrun/chaosrun/judge"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/report"
@@ -15,7 +16,10 @@ import (
 )
 
 func newJudgeCmd(st *State) *cobra.Command {
-	var o judge.Options
+	var (
+		o  judge.Options
+		ef metrics.Flags
+	)
 	cmd := &cobra.Command{
 		Use:   "judge [flags] SCENARIO.yaml (RESULTS.jsonl… | --listen HOST:PORT --shards N)",
 		Short: "judge a scenario over results files, or over N load shards' streams received from anywhere",
@@ -36,14 +40,19 @@ dead, no load), 130 interrupted.`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runJudge(cmd.Context(), st, &o, args)
+			cfg, err := ef.Config()
+			if err != nil {
+				return fail(exitUsage, err)
+			}
+			return runJudge(cmd.Context(), st, &o, cfg, args)
 		},
 	}
 	o.Register(cmd.Flags(), st.Getenv("CHAOSRUN_RESULTS_TOKEN"))
+	ef.Register(cmd.Flags(), st.Getenv)
 	return cmd
 }
 
-func runJudge(ctx context.Context, st *State, o *judge.Options, args []string) error {
+func runJudge(ctx context.Context, st *State, o *judge.Options, cfg metrics.Config, args []string) error {
 	sc, err := loadScenario(ctx, st, args[0], o.Sets)
 	if err != nil {
 		return scenarioFailed(ctx, st, err)
@@ -77,6 +86,10 @@ func runJudge(ctx context.Context, st *State, o *judge.Options, args []string) e
 		}
 	}
 	defer rec.Close()
+	// Sent as run sends a finished run; a failed export is reported, not a breach.
+	if cfg.Enabled() {
+		metrics.Send(ctx, st.Stderr, "judge", rec, cfg)
+	}
 	return judgeOutcome(ctx, st, o.OutDir, sc, rec)
 }
 

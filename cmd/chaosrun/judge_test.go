@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -120,5 +123,50 @@ faults:`, 1))
 				t.Fatalf("exit %d, want %d with %q\nstdout: %s\nstderr: %s", code, tc.code, tc.want, so, se)
 			}
 		})
+	}
+}
+
+// TestJudgeExports sends a judged run where run sends one: the receiver
+// gets the series and the command says what it exported.
+func TestJudgeExports(t *testing.T) {
+	var posts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/v1/metrics" {
+			posts.Add(1)
+			return
+		}
+		http.Error(w, "refused", http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	file := writeScenario(t, strings.Replace(applyScenario, "faults:", `assertions:
+  - {name: some-load, metric: http_reqs, checks: ["count > 0"]}
+faults:`, 1))
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results.jsonl")
+	w, err := stream.Create(results, stream.Hello{Extension: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	for s := range 2 {
+		win := record.Window{Start: start.Add(time.Duration(s) * time.Second), Series: []record.Series{
+			{Metric: "http_reqs", Kind: record.Counter, Count: 10, Sum: 10}}}
+		if err := w.Window(win); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.End(0); err != nil {
+		t.Fatal(err)
+	}
+	code, so, se := runCLI(t, "judge", "--out-dir", dir, "--export-otlp", srv.URL+"/v1/metrics", file, results)
+	if code != exitOK || !strings.Contains(se, "exported tiny (run tiny@") {
+		t.Fatalf("exit %d, want %d and an export line\nstdout: %s\nstderr: %s", code, exitOK, so, se)
+	}
+	if posts.Load() == 0 {
+		t.Error("the OTLP receiver got nothing")
+	}
+	code, _, se = runCLI(t, "judge", "--out-dir", dir, "--export-prom-rw", "127.0.0.1:9090", file, results)
+	if code != exitUsage || !strings.Contains(se, `prometheus remote write URL "127.0.0.1:9090"`) {
+		t.Fatalf("a bad export URL: exit %d, want %d\nstderr: %s", code, exitUsage, se)
 	}
 }
