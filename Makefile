@@ -11,7 +11,7 @@ PKG_TIMEOUT ?= 60m
 FUZZTIME ?= 10s
 FUZZTIME_NET ?= 30s
 
-.PHONY: test deps lint lint-workflows test-main test-ext fuzz reliability dist extension-tags
+.PHONY: test deps lint lint-workflows test-main test-ext fuzz reliability docker-catalog dist extension-tags
 
 # Every test, nothing skipped: deps first installs what the tests need (or
 # fails at once naming the command), and CI=true makes a test whose tool or
@@ -42,6 +42,11 @@ test-main:
 # clean, floods — and what must follow.
 reliability:
 	$(GO) test -p 1 -count=1 -timeout $(PKG_TIMEOUT) -run '^TestReliability' ./cmd/chaosrun
+
+# Every catalog A/B pair on the Docker testbed (make test runs every pair
+# locally and a subset on Docker: dockerPairs in cmd/chaosrun).
+docker-catalog:
+	CHAOSRUN_DOCKER_CATALOG=1 $(GO) test -p 1 -count=1 -timeout $(PKG_TIMEOUT) -run '^TestDockerCatalogAB$$' ./cmd/chaosrun
 
 test-ext:
 	cd xk6-resilience && $(GO) test -count=1 -timeout $(PKG_TIMEOUT) ./...
