@@ -135,7 +135,7 @@ func (ab catalogAB) path() string {
 }
 
 // kvABs are kvdispatcher's scenarios; targets/kvdispatcher runs them on
-// the local testbed with the same short profiles (20 s of load, faults and
+// the local testbed with the same short profiles (23 s of load, faults and
 // the flood from 5 s for 8 s), the Docker test here in the same form.
 var kvABs = []catalogAB{
 	{scenario: "kv-scan-quota", short: kvShort, off: []string{"kvdispatcher.ru=off"}, breached: "point-readers-unharmed"},
@@ -153,11 +153,11 @@ var kvK6Twins = []catalogAB{
 		off:   []string{"kvdispatcher.hotkeys=off"}, breached: "flood-reaches-storage-as-a-trickle"},
 }
 
-// The kv scenarios' short profiles: 20 s of load; a fault from 5 s for
-// 8 s, so that 5 s of baseline, the fault and 2 s after its 5 s settle
+// The kv scenarios' short profiles: 23 s of load; a fault from 5 s for
+// 8 s, so that 5 s of baseline, the fault and 5 s after its 5 s settle
 // are judged.
 var (
-	kvShort      = []string{"workload.duration=20s"}
+	kvShort      = []string{"workload.duration=23s"}
 	kvShortFlood = append(kvShortFault("flood"), "workload.streams.flood.arrival.start=5s", "workload.streams.flood.arrival.duration=8s")
 )
 

@@ -15,7 +15,7 @@ import (
 // TestScenariosAB runs each kv scenario on the local testbed with the real
 // chaosrun binary (its native load engine) and Toxiproxy, twice: with its
 // protection on it must pass (exit 0), with it off it must breach (exit 1)
-// on every assertion named. Each runs its short profile (20 s of load;
+// on every assertion named. Each runs its short profile (23 s of load;
 // a fault, and the flood, from 5 s for 8 s), as cmd/chaosrun's kvABs do on
 // Docker. About 3 minutes; not run with -short.
 func TestScenariosAB(t *testing.T) {
@@ -32,7 +32,7 @@ func TestScenariosAB(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build chaosrun: %v\n%s", err, out)
 	}
-	short := []string{"--set", "workload.duration=20s"}
+	short := []string{"--set", "workload.duration=23s"}
 	fault := func(name string) []string {
 		return append(append([]string(nil), short...), "--set", "faults."+name+".start=5s", "--set", "faults."+name+".duration=8s")
 	}
