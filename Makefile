@@ -8,7 +8,7 @@ PKG_TIMEOUT ?= 60m
 
 # Fuzz time per target: 30 s for the decoders that face the network (the
 # results stream, the guard's addresses, the game-day API), FUZZTIME for the rest.
-FUZZTIME ?= 10s
+FUZZTIME ?= 3s
 FUZZTIME_NET ?= 30s
 
 .PHONY: test deps lint lint-workflows test-main test-ext fuzz reliability docker-catalog dist extension-tags
