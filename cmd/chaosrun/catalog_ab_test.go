@@ -204,10 +204,9 @@ const dockerEveryPair = "CHAOSRUN_DOCKER_CATALOG"
 // dockerPairs are the pairs make test runs on Docker: one for each thing the
 // Docker testbed does differently (a host fault as docker pause, the HTTP
 // fault stage in the Toxiproxy container, replicas and latency-aware
-// balancing across containers, the kv shards). Every local pair runs in
-// make test too; bank-slow-vault and cache-slow-redis have Docker tests of
-// their own.
-var dockerPairs = []string{"bank-outlier-pause", "http-retry-storm", "bank-slow-replica", "kv-hot-key-flood"}
+// balancing across containers). Every local pair runs in make test too;
+// bank-slow-vault and cache-slow-redis have Docker tests of their own.
+var dockerPairs = []string{"bank-outlier-pause", "http-retry-storm", "bank-slow-replica"}
 
 // TestDockerCatalogAB runs catalog scenarios' A/B pairs with --testbed
 // docker: each service in its own container, Toxiproxy in its own, and the
