@@ -123,10 +123,10 @@ func TestUsageErrors(t *testing.T) {
 // directory and commands read through its filesystem.
 func TestStateDirAndFS(t *testing.T) {
 	fsys := fstest.MapFS{
-		"work/scenarios/a.yaml":   {Data: []byte(goodScenario)},
-		"work/scenarios/b.yml":    {Data: []byte(strings.Replace(goodScenario, "name: tiny", "name: other", 1))},
-		"work/scenarios/notes.md": {Data: []byte("not a scenario")},
-		"work/empty/.keep":        {},
+		"proj/scenarios/a.yaml":   {Data: []byte(goodScenario)},
+		"proj/scenarios/b.yml":    {Data: []byte(strings.Replace(goodScenario, "name: tiny", "name: other", 1))},
+		"proj/scenarios/notes.md": {Data: []byte("not a scenario")},
+		"proj/empty/.keep":        {},
 	}
 	cases := []struct {
 		args       []string
@@ -135,13 +135,13 @@ func TestStateDirAndFS(t *testing.T) {
 		wantStderr string
 	}{
 		{[]string{"validate", "scenarios"}, exitOK, "scenarios/a.yaml: ok (tiny: 2 services, 1 faults, 1 assertions)\nscenarios/b.yml: ok (other", ""},
-		{[]string{"validate", "/work/scenarios/a.yaml"}, exitOK, "/work/scenarios/a.yaml: ok", ""},
+		{[]string{"validate", "/proj/scenarios/a.yaml"}, exitOK, "/proj/scenarios/a.yaml: ok", ""},
 		{[]string{"validate", "nope.yaml"}, exitUsage, "", "nope.yaml: file does not exist"},
 		{[]string{"validate", "empty"}, exitUsage, "", "empty: no scenario files (*.yaml, *.yml)"},
 	}
 	for _, tc := range cases {
 		st, so, se := testState(t)
-		st.Dir, st.FS = "/work", fsys
+		st.Dir, st.FS = "/proj", fsys
 		code := Execute(context.Background(), st, tc.args)
 		if code != tc.wantCode || !strings.Contains(so.String(), tc.wantStdout) || !strings.Contains(se.String(), tc.wantStderr) {
 			t.Errorf("chaosrun %v: exit %d, want %d\nstdout (want %q): %s\nstderr (want %q): %s", tc.args, code, tc.wantCode, tc.wantStdout, so, tc.wantStderr, se)

@@ -11,9 +11,9 @@ import (
 // TestPathsAndErrors: relative paths resolve against Dir, absolute ones
 // stay; a missing file's error names the path as given.
 func TestPathsAndErrors(t *testing.T) {
-	w := FS{FS: fstest.MapFS{"work/a.yaml": {Data: []byte("a")}, "work/d/b.yml": {}}, Dir: "/work"}
+	w := FS{FS: fstest.MapFS{"proj/a.yaml": {Data: []byte("a")}, "proj/d/b.yml": {}}, Dir: "/proj"}
 	for _, tc := range []struct{ in, path, name string }{
-		{"a.yaml", "/work/a.yaml", "work/a.yaml"},
+		{"a.yaml", "/proj/a.yaml", "proj/a.yaml"},
 		{"/etc/x", "/etc/x", "etc/x"},
 		{"", "", "."},
 		{"/", "/", "."},
