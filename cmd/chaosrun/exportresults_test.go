@@ -10,8 +10,10 @@ import (
 
 const exportedRun = "../../export/metrics/testdata/bank-outlier-host-off.json"
 
-func TestExportResultsCommand(t *testing.T) {
-	var posts atomic.Int32
+// otlpReceiver answers OTLP metric posts on /v1/metrics, counting them,
+// and refuses everything else.
+func otlpReceiver(t *testing.T) (*httptest.Server, *atomic.Int32) {
+	posts := new(atomic.Int32)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.URL.Path == "/v1/metrics" {
 			posts.Add(1)
@@ -19,7 +21,12 @@ func TestExportResultsCommand(t *testing.T) {
 		}
 		http.Error(w, "refused", http.StatusBadRequest)
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv, posts
+}
+
+func TestExportResultsCommand(t *testing.T) {
+	srv, posts := otlpReceiver(t)
 	for _, tc := range []struct {
 		name   string
 		args   []string

@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,15 +126,7 @@ faults:`, 1))
 // TestJudgeExports sends a judged run where run sends one: the receiver
 // gets the series and the command says what it exported.
 func TestJudgeExports(t *testing.T) {
-	var posts atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && r.URL.Path == "/v1/metrics" {
-			posts.Add(1)
-			return
-		}
-		http.Error(w, "refused", http.StatusBadRequest)
-	}))
-	defer srv.Close()
+	srv, posts := otlpReceiver(t)
 	file := writeScenario(t, strings.Replace(applyScenario, "faults:", `assertions:
   - {name: some-load, metric: http_reqs, checks: ["count > 0"]}
 faults:`, 1))
