@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -39,10 +40,17 @@ type browser struct {
 func startBrowser(t *testing.T) *browser {
 	t.Helper()
 	path := testenv.Tool(t, "chromium", "chromium")
-	dir := t.TempDir()
+	// Not t.TempDir: Chromium's helper processes may still write to the
+	// profile while the test's own cleanup removes it.
+	dir, err := os.MkdirTemp("", "chaosrun-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(path, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-		"--remote-debugging-port=0", "--remote-allow-origins=*", "--window-size=1400,1000",
+		"--disable-crash-reporter", "--remote-debugging-port=0", "--remote-allow-origins=*", "--window-size=1400,1000",
 		"--user-data-dir="+filepath.Join(dir, "profile"), "about:blank")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its helpers end with it
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir)         // and its temporary files with the profile
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -51,13 +59,7 @@ func startBrowser(t *testing.T) *browser {
 		t.Fatal(err)
 	}
 	b := &browser{cmd: cmd}
-	t.Cleanup(func() {
-		if b.conn != nil {
-			b.conn.Close()
-		}
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	t.Cleanup(func() { b.close(t, dir) })
 	found := make(chan string, 1)
 	go func() {
 		re := regexp.MustCompile(`DevTools listening on (ws://\S+)`)
@@ -93,6 +95,23 @@ func startBrowser(t *testing.T) *browser {
 	}
 	t.Fatalf("chromium has no page target: %+v", targets)
 	return nil
+}
+
+// close ends Chromium and every helper process it started, then removes
+// its profile, retrying while the last writes settle.
+func (b *browser) close(t *testing.T, dir string) {
+	if b.conn != nil {
+		b.conn.Close()
+	}
+	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
+	b.cmd.Wait()
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if err = os.RemoveAll(dir); err == nil {
+			return
+		}
+	}
+	t.Errorf("chromium profile not removed: %v", err)
 }
 
 func (b *browser) dial(raw string) error {
