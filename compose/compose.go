@@ -23,6 +23,7 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 	"gopkg.in/yaml.v3"
 
+	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/scenario"
 )
 
@@ -30,21 +31,24 @@ import (
 const MaxSize = 1 << 20
 
 // Import reads the Compose file at path into scenario services, in the
-// file's order. Problems are scenario.Errors at positions in the file.
-func Import(path string) ([]scenario.Named, error) {
-	f, err := os.Open(path)
+// file's order. Problems are scenario.Errors at positions in the file. It
+// reads at most MaxSize bytes and gives up when ctx ends.
+func Import(ctx context.Context, path string) ([]scenario.Named, error) {
+	data, err := read(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return ImportBytes(path, data, os.Environ())
+}
+
+// read reads a Compose file, at most MaxSize bytes; it gives up when ctx
+// ends.
+func read(ctx context.Context, path string) ([]byte, error) {
+	data, err := workdir.Read(ctx, path, MaxSize, workdir.OS(path), io.ReadAll)
 	if err != nil {
 		return nil, fmt.Errorf("compose: %w", err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("compose: %s: %w", path, err)
-	}
-	if len(data) > MaxSize {
-		return nil, fmt.Errorf("compose: %s is larger than %d bytes", path, MaxSize)
-	}
-	return ImportBytes(path, data, os.Environ())
+	return data, nil
 }
 
 // ImportBytes is Import of data read from file, interpolating ${VAR} from

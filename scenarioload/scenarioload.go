@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/chaosrun/chaosrun/assertions"
@@ -24,7 +25,10 @@ import (
 
 // Checkers wires the fault and assertion checkers into the scenario model's
 // loader.
-func Checkers() scenario.Options {
+func Checkers() scenario.Options { return checkers(context.Background()) }
+
+// checkers is Checkers with the Compose file read until ctx ends.
+func checkers(ctx context.Context) scenario.Options {
 	return scenario.Options{
 		FaultKind:  faults.Check,
 		Check:      assertions.ValidateCheck,
@@ -32,7 +36,7 @@ func Checkers() scenario.Options {
 		LiveMetric: assertions.ValidateLiveMetric,
 		Targets:    servers.Targets(),
 		HostKind:   faults.IsHostKind,
-		Compose:    compose.Import,
+		Compose:    func(path string) ([]scenario.Named, error) { return compose.Import(ctx, path) },
 	}
 }
 
@@ -52,14 +56,14 @@ func (l Loader) Load(ctx context.Context, file string, sets []string) (*scenario
 	if err != nil {
 		return nil, err
 	}
-	sc, err := scenario.Parse(file, data, Checkers())
+	sc, err := scenario.Parse(file, data, checkers(ctx))
 	if err != nil {
 		return nil, err
 	}
 	if err := scenario.Apply(sc, sets); err != nil {
 		return nil, err
 	}
-	if err := scenario.Validate(sc, Checkers()); err != nil {
+	if err := scenario.Validate(sc, checkers(ctx)); err != nil {
 		return nil, err
 	}
 	if sc.Workload.EngineName() != scenario.EngineK6 {
@@ -76,35 +80,22 @@ func (l Loader) Load(ctx context.Context, file string, sets []string) (*scenario
 	return sc, nil
 }
 
-// Read reads a scenario file, at most scenario.MaxFileSize bytes of it,
+// Read reads a scenario file, at most scenario.MaxFileSize bytes of it
+// (a longer one is refused at the line and column where the cap falls),
 // or a catalog scenario. It returns when ctx ends even if the read does
-// not: opening or reading a FIFO nobody writes to blocks, and no read can
-// be cancelled.
+// not (see workdir.Read).
 func (l Loader) Read(ctx context.Context, file string) ([]byte, error) {
-	type result struct {
-		data []byte
-		err  error
-	}
 	if scenarios.IsRef(file) {
 		return scenarios.ReadRef(file)
 	}
-	done := make(chan result, 1)
-	go func() {
+	open := func() (io.ReadCloser, error) {
 		f, err := l.FS.Open(file)
 		if err != nil {
-			done <- result{err: fmt.Errorf("scenario: %w", err)}
-			return
+			return nil, fmt.Errorf("scenario: %w", err)
 		}
-		defer f.Close()
-		data, err := scenario.ReadAll(file, f)
-		done <- result{data, err}
-	}()
-	select {
-	case r := <-done:
-		return r.data, r.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("reading %s: %w", file, context.Cause(ctx))
+		return f, nil
 	}
+	return workdir.Read(ctx, file, 0, open, func(r io.Reader) ([]byte, error) { return scenario.ReadAll(file, r) })
 }
 
 // Path is file resolved against the working directory; a catalog

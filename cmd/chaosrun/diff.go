@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/report"
@@ -22,19 +24,19 @@ scenario on a side are repeated runs. Exit 1 when a figure got significantly wor
 enough); 3 when a record cannot be read, is of an incomplete run or holds no windows.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return untilDone(cmd.Context(), func() error { return diff(st, &f, args) })
+			return untilDone(cmd.Context(), func() error { return diff(cmd.Context(), st, &f, args) })
 		},
 	}
 	f.Register(cmd.Flags())
 	return cmd
 }
 
-func diff(st *State, f *report.DiffFlags, args []string) error {
+func diff(ctx context.Context, st *State, f *report.DiffFlags, args []string) error {
 	o, err := f.Options()
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	d, err := report.CompareFiles(st.path(args[0]), st.path(args[1]), o)
+	d, err := report.CompareFiles(ctx, st.path(args[0]), st.path(args[1]), o)
 	if d == nil {
 		return fail(exitRunError, err)
 	}

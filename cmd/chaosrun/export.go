@@ -37,7 +37,7 @@ func exportK8s(ctx context.Context, st *State, f *k8s.Flags, file string) error 
 	if err != nil {
 		return scenarioFailed(ctx, st, err)
 	}
-	o, generated, caErr := f.Settings(st.files())
+	o, generated, caErr := f.Settings(ctx, st.files())
 	o.ScenarioFile, o.Script, err = st.scenarios().Sources(ctx, file, sc)
 	if err := errors.Join(err, caErr); err != nil {
 		return fail(exitUsage, err)

@@ -27,7 +27,7 @@ func newExportResultsCmd(st *State) *cobra.Command {
 			for i, a := range args {
 				paths[i] = st.path(a)
 			}
-			runs, err := report.ReadRuns(paths)
+			runs, err := report.ReadRuns(cmd.Context(), paths)
 			if err != nil {
 				return fail(exitUsage, err)
 			}

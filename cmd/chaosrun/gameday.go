@@ -76,7 +76,7 @@ func runGameday(ctx context.Context, st *State, f *gamedayFlags, file string) er
 		fmt.Fprintln(st.Stderr, err)
 		return exit(exitUsage)
 	}
-	results, err := f.results.Settings(st.files(), st.Stderr)
+	results, err := f.results.Settings(ctx, st.files(), st.Stderr)
 	if err != nil {
 		return fail(exitUsage, err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,7 +24,7 @@ func newInitCmd(st *State) *cobra.Command {
 			if file == "" {
 				return failf(exitUsage, "--compose FILE is required")
 			}
-			return writeStarter(st, st.path(file), st.path(out), force)
+			return writeStarter(cmd.Context(), st, st.path(file), st.path(out), force)
 		},
 	}
 	cmd.Flags().StringVar(&file, "compose", "", "the Compose file to start from (required)")
@@ -32,12 +33,12 @@ func newInitCmd(st *State) *cobra.Command {
 	return cmd
 }
 
-func writeStarter(st *State, file, out string, force bool) error {
+func writeStarter(ctx context.Context, st *State, file, out string, force bool) error {
 	rel, err := filepath.Rel(out, file)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	s, err := compose.NewStarter(file, filepath.ToSlash(rel))
+	s, err := compose.NewStarter(ctx, file, filepath.ToSlash(rel))
 	if err != nil {
 		return fail(exitUsage, err)
 	}

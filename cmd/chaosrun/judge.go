@@ -63,7 +63,7 @@ func runJudge(ctx context.Context, st *State, o *judge.Options, cfg metrics.Conf
 	case o.Listen != "" && len(args) > 1:
 		return failf(exitUsage, "give results files or --listen, not both")
 	case o.Listen != "":
-		ro, err := o.ReceiveOptions(st.files(), st.Stderr)
+		ro, err := o.ReceiveOptions(ctx, st.files(), st.Stderr)
 		if err != nil {
 			return fail(exitUsage, err)
 		}
@@ -73,11 +73,11 @@ func runJudge(ctx context.Context, st *State, o *judge.Options, cfg metrics.Conf
 			return fail(exitRunError, err)
 		}
 	default:
-		fo, err := o.FileOptions(st.files(), args[1:], versions)
+		fo, err := o.FileOptions(ctx, st.files(), args[1:], versions)
 		if err != nil {
 			return fail(exitUsage, err)
 		}
-		rec, err = judge.FromFiles(sc, fo)
+		rec, err = judge.FromFiles(ctx, sc, fo)
 		if ie := (*judge.InputError)(nil); errors.As(err, &ie) {
 			return fail(exitUsage, err)
 		}

@@ -52,7 +52,7 @@ func runLoad(ctx context.Context, st *State, o *nativerun.Options, args []string
 	if err != nil {
 		return err
 	}
-	res, err := o.ResultsTo(st.files(), st.Getenv(resultsTokenEnv))
+	res, err := o.ResultsTo(ctx, st.files(), st.Getenv(resultsTokenEnv))
 	if err != nil {
 		return fail(exitUsage, err)
 	}
@@ -72,7 +72,7 @@ func loadWorkload(ctx context.Context, st *State, o *nativerun.Options, args []s
 		return native.Spec{}, fail(exitUsage, err)
 	}
 	if o.Spec != "" {
-		spec, err := o.ReadSpec(st.files())
+		spec, err := o.ReadSpec(ctx, st.files())
 		if err != nil {
 			return native.Spec{}, fail(exitUsage, err)
 		}

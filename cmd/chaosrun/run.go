@@ -49,7 +49,7 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 	if err := f.setup.CheckTestbed(); err != nil {
 		return fail(exitUsage, err)
 	}
-	results, err := f.results.Settings(st.files(), st.Stderr)
+	results, err := f.results.Settings(ctx, st.files(), st.Stderr)
 	if err != nil {
 		return fail(exitUsage, err)
 	}

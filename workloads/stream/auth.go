@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/guard"
+	"github.com/chaosrun/chaosrun/internal/workdir"
 )
 
 // Bounds on connections that have not yet shown a hello with the run's
@@ -83,9 +85,17 @@ func IsLoopback(addr string) bool {
 	return guard.IsLoopbackListen(addr)
 }
 
-// ServerTLS loads a PEM certificate and key for a TLS receiver.
-func ServerTLS(certFile, keyFile string) (*tls.Config, error) {
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+// ServerTLS loads a PEM certificate and key for a TLS receiver, each at
+// most workdir.MaxSmall bytes; it gives up when ctx ends.
+func ServerTLS(ctx context.Context, certFile, keyFile string) (*tls.Config, error) {
+	var pems [2][]byte
+	var err error
+	for i, f := range []string{certFile, keyFile} {
+		if pems[i], err = workdir.Read(ctx, f, workdir.MaxSmall, workdir.OS(f), io.ReadAll); err != nil {
+			return nil, fmt.Errorf("results stream TLS: %w", err)
+		}
+	}
+	cert, err := tls.X509KeyPair(pems[0], pems[1])
 	if err != nil {
 		return nil, fmt.Errorf("results stream TLS: load %s and %s: %w", certFile, keyFile, err)
 	}

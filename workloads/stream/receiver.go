@@ -349,7 +349,7 @@ func (r *Receiver) serve(c net.Conn, n int) {
 	// What the hello's reader already holds comes first.
 	held, _ := br.Peek(br.Buffered())
 	rest := io.MultiReader(bytes.NewReader(bytes.Clone(held)), c)
-	err := readLines(rest, 2, func(line int, b []byte, tooLong bool) { r.line(n, line, b, tooLong) })
+	err := readLines(rest, 2, false, func(line int, b []byte, tooLong bool) { r.line(n, line, b, tooLong) })
 	// A reset after the end loses nothing: the sender closed without
 	// reading the welcome.
 	if err != nil && !errors.Is(err, net.ErrClosed) && !r.Ended() {
