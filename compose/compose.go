@@ -9,6 +9,7 @@ package compose
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,10 +26,14 @@ import (
 
 	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/scenarios"
 )
 
-// MaxSize is the largest Compose file read.
+// MaxSize is the largest Compose file, and env_file, read.
 const MaxSize = 1 << 20
+
+// envAllowed is what a Compose file's env_file may name.
+var envAllowed = "a regular file inside the Compose file's folder, at most " + workdir.Size(MaxSize)
 
 // Import reads the Compose file at path into scenario services, in the
 // file's order. Problems are scenario.Errors at positions in the file. It
@@ -39,6 +44,25 @@ func Import(ctx context.Context, path string) ([]scenario.Named, error) {
 		return nil, err
 	}
 	return ImportBytes(path, data, os.Environ())
+}
+
+// ImportFor is Import of the Compose file a scenario file names
+// (compose: name): it must lie inside the scenario's folder, symbolic links
+// followed, as a workload script must; a scenario without a folder of its
+// own (a catalog one) names none.
+func ImportFor(ctx context.Context, scenarioFile, name string) ([]scenario.Named, error) {
+	if scenarioFile == "" || scenarios.IsRef(scenarioFile) {
+		return nil, fmt.Errorf("%s has no folder of its own for the Compose file %s", cmp.Or(scenarioFile, "a scenario without a file"), name)
+	}
+	dir := filepath.Dir(scenarioFile)
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, name)
+	}
+	if !workdir.Within(dir, path) {
+		return nil, fmt.Errorf("%s is outside the scenario's folder %s", path, dir)
+	}
+	return Import(ctx, path)
 }
 
 // read reads a Compose file, at most MaxSize bytes; it gives up when ctx
@@ -63,6 +87,14 @@ func ImportBytes(file string, data []byte, env []string) ([]scenario.Named, erro
 	}
 	proj, err := load(file, data, env)
 	if err != nil {
+		return nil, locate(file, root, err)
+	}
+	if errs := checkEnvFiles(file, root, proj); len(errs) > 0 {
+		return nil, errs
+	}
+	// The env files are read only now that they are known to be inside
+	// the project's folder and small.
+	if proj, err = proj.WithServicesEnvironmentResolved(false); err != nil {
 		return nil, locate(file, root, err)
 	}
 	names := serviceOrder(root, proj)
@@ -112,6 +144,7 @@ func load(file string, data []byte, env []string) (*types.Project, error) {
 		o.SetProjectName(projectName(file), true)
 		o.SkipInclude = true
 		o.SkipExtends = true
+		o.SkipResolveEnvironment = true // after checkEnvFiles
 		o.ResourceLoaders = nil
 	})
 	if err != nil {

@@ -33,9 +33,9 @@ func golden(t *testing.T, path string, got []byte) {
 	}
 }
 
-// importFor is Import as the scenario model calls it.
-func importFor(path string) ([]scenario.Named, error) {
-	return Import(context.Background(), path)
+// importFor is ImportFor as the scenario model calls it.
+func importFor(file, name string) ([]scenario.Named, error) {
+	return ImportFor(context.Background(), file, name)
 }
 
 func TestImport(t *testing.T) {

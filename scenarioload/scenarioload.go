@@ -36,7 +36,9 @@ func checkers(ctx context.Context) scenario.Options {
 		LiveMetric: assertions.ValidateLiveMetric,
 		Targets:    servers.Targets(),
 		HostKind:   faults.IsHostKind,
-		Compose:    func(path string) ([]scenario.Named, error) { return compose.Import(ctx, path) },
+		Compose: func(file, name string) ([]scenario.Named, error) {
+			return compose.ImportFor(ctx, file, name)
+		},
 	}
 }
 
