@@ -27,8 +27,12 @@ type Starter struct {
 // the scenario names as rel (relative to where it will be written): load
 // on the services nobody depends on, a latency fault on the first
 // dependency edge, and assertions to tighten. It reads the file as
-// Import does, and gives up when ctx ends.
+// Import does, and gives up when ctx ends. rel must stay inside the
+// scenario's folder, as a scenario's compose: must.
 func NewStarter(ctx context.Context, path, rel string) (*Starter, error) {
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return nil, fmt.Errorf("compose: the scenario would name %s as %s, outside its own folder: write it in the Compose file's folder or one above it (a scenario's compose: must lie inside the scenario's folder)", path, rel)
+	}
 	data, err := read(ctx, path)
 	if err != nil {
 		return nil, err
