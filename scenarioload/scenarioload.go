@@ -163,23 +163,43 @@ func BundledScripts(o k6build.Options, root string) (string, error) {
 }
 
 // BlastRadius is what a scenario's load may reach beyond loopback and its
-// own services (allow, and the scenario's allow_targets); it refuses
-// parameters that point anywhere else, at their place in the scenario.
+// own services (allow, and the scenario's allow_targets); it refuses, at
+// their place in the scenario, parameters, k6 outputs and flags that point
+// anywhere else (k6's --blacklist-ip does not cover where outputs send),
+// and external services not allowed.
 func BlastRadius(sc *scenario.Scenario, allow []string) (*guard.Allowed, error) {
 	a, err := guard.Parse(append(append([]string{}, allow...), sc.AllowTargets...))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.File, err)
 	}
+	var errs scenario.Errors
 	if err := a.CheckParams(sc.Workload.Params); err != nil {
-		if pe := (*guard.ParamError)(nil); errors.As(err, &pe) {
-			return nil, scenario.Errors{sc.Problem("workload.params."+pe.Key, guard.ParamsAllowed, "points at %s, outside this run's blast radius", pe.Host)}
-		}
-		return nil, err
-	}
-	for _, name := range sc.ExternalServices() {
-		if err := a.CheckExternal(name, sc.Services[name].External); err != nil {
+		pe := (*guard.ParamError)(nil)
+		if !errors.As(err, &pe) {
 			return nil, err
 		}
+		errs = append(errs, sc.Problem("workload.params."+pe.Key, guard.ParamsAllowed, "points at %s, outside this run's blast radius", pe.Host))
+	}
+	if k := sc.Workload.K6; k != nil {
+		for i, out := range k.Outputs {
+			if host, ok := a.Refused(guard.ArgHosts(out)); ok {
+				errs = append(errs, sc.Problem(fmt.Sprintf("workload.k6.outputs[%d]", i), guard.ParamsAllowed,
+					"k6 output %q sends to %s, outside this run's blast radius (k6's --blacklist-ip does not cover outputs)", out, host))
+			}
+		}
+		for i, f := range k.Flags {
+			if host, ok := a.Refused(guard.ArgHosts(f)); ok {
+				errs = append(errs, sc.Problem(fmt.Sprintf("workload.k6.flags[%d]", i), guard.ParamsAllowed, "k6 flag %q points at %s, outside this run's blast radius", f, host))
+			}
+		}
+	}
+	for _, name := range sc.ExternalServices() {
+		if err := a.CheckExternal(sc.Services[name].External); err != nil {
+			errs = append(errs, sc.Problem("services."+name+".external", guard.ExternalAllowed, "%v", err))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	return a, nil
 }

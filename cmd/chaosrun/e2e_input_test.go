@@ -130,8 +130,9 @@ func firstLine(s string) string {
 
 // TestReliabilityRefusedBeforeAnythingStarts: a workload script outside
 // the scenario's folder and the bundled scripts, a missing one, and a
-// parameter holding an address outside the blast radius (a bare IP too)
-// are exit 2 from validate and from run, before the testbed is stood up.
+// parameter, k6 output or k6 flag holding an address outside the blast
+// radius (a bare IP too) are exit 2 from validate and from run, before the
+// testbed is stood up.
 // In-process, well under 1 s.
 func TestReliabilityRefusedBeforeAnythingStarts(t *testing.T) {
 	withParams := func(p string) string {
@@ -147,6 +148,8 @@ func TestReliabilityRefusedBeforeAnythingStarts(t *testing.T) {
 		{"host:port", withParams("10.0.0.5:80"), "points at 10.0.0.5"},
 		{"URL with an IPv6 host", withParams("http://[2001:db8::1]:8080/x"), "points at 2001:db8::1"},
 		{"an IP in a list", withParams("127.0.0.1:80, 192.168.1.9"), "points at 192.168.1.9"},
+		{"k6 output", strings.Replace(fakeLoadScenario, "  targets: [ledger]\n", "  targets: [ledger]\n  k6: {outputs: [\"influxdb=http://10.0.0.5:8086\"]}\n", 1), "workload.k6.outputs[0]: k6 output \"influxdb=http://10.0.0.5:8086\" sends to 10.0.0.5"},
+		{"k6 flag", strings.Replace(fakeLoadScenario, "  targets: [ledger]\n", "  targets: [ledger]\n  k6: {flags: [\"--local-ips=10.0.0.5\"]}\n", 1), "workload.k6.flags[0]: k6 flag \"--local-ips=10.0.0.5\" points at 10.0.0.5"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
