@@ -117,12 +117,15 @@ func parse(file string, data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, scenario.Errors{{File: file, Line: 1, Col: 1, Msg: "the Compose file is empty"}}
+			return nil, scenario.Errors{{File: file, Line: 1, Col: 1, Field: fileField, Msg: "the Compose file is empty"}}
 		}
-		return nil, scenario.Errors{{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+		return nil, scenario.Errors{yamlError(file, data, err)}
+	}
+	if e := recursiveAlias(file, &doc, "", nil, 0); e != nil {
+		return nil, scenario.Errors{e}
 	}
 	if len(doc.Content) == 0 || deref(doc.Content[0]) == nil || deref(doc.Content[0]).Kind != yaml.MappingNode {
-		return nil, scenario.Errors{{File: file, Line: doc.Line, Col: doc.Column, Msg: "a Compose file is a mapping with services:"}}
+		return nil, scenario.Errors{{File: file, Line: max(doc.Line, 1), Col: max(doc.Column, 1), Field: fileField, Msg: "a Compose file is a mapping with services:"}}
 	}
 	return doc.Content[0], nil
 }
@@ -156,14 +159,18 @@ func load(file string, data []byte, env []string) (*types.Project, error) {
 var (
 	servicePath  = regexp.MustCompile(`services\.([A-Za-z0-9._-]+?)(?:\.([a-z_]+))?(?:[^A-Za-z0-9._-]|$)`)
 	serviceQuote = regexp.MustCompile(`service "([^"]+)"`)
+	serviceCycle = regexp.MustCompile(`dependency cycle detected: ([^ ]+) ->`)
 )
 
 // locate places an error of compose-go, which has no positions, at the
-// service (and key) its message names; else at the top of the file.
+// service (and key) its message names; else at the value it quotes; else
+// at services: (or the top of the file).
 func locate(file string, root *yaml.Node, err error) scenario.Errors {
-	e := &scenario.Error{File: file, Line: 1, Col: 1, Msg: "Compose: " + err.Error()}
-	var at *yaml.Node
-	if m := servicePath.FindStringSubmatch(err.Error()); m != nil {
+	e := &scenario.Error{File: file, Line: 1, Col: 1, Field: fileField, Msg: "Compose: " + err.Error()}
+	at := keyNode(root, fileField)
+	if m := serviceCycle.FindStringSubmatch(err.Error()); m != nil {
+		at, e.Field = keyNode(root, "services", m[1], "depends_on"), "services."+m[1]+".depends_on"
+	} else if m := servicePath.FindStringSubmatch(err.Error()); m != nil {
 		if at = keyNode(root, "services", m[1], m[2]); at == nil {
 			at = keyNode(root, "services", m[1])
 		}

@@ -85,3 +85,28 @@ func TestContainment(t *testing.T) {
 		t.Errorf("a catalog scenario's compose: %v", err)
 	}
 }
+
+// TestFileErrorsPlaced: problems of the whole file, of its YAML, and
+// those compose-go reports without a position are placed at a line and
+// a key, as every problem of a Compose file is (FuzzImport checks it for
+// any input); a recursive alias, which compose-go would walk for ever,
+// is refused.
+func TestFileErrorsPlaced(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"empty", "", "c.yaml:1:1: services: the Compose file is empty"},
+		{"not a mapping", "- a\n", "c.yaml:1:1: services: a Compose file is a mapping with services:"},
+		{"YAML with a line", "services:\n  a: [\n", "c.yaml:2:1: a: invalid YAML: did not find expected node content"},
+		{"a control character", "services:\n  a:\n    image: \x01x\n", `c.yaml:3:12: image: invalid YAML: control characters are not allowed`},
+		{"not UTF-8", "name: \xff\n", "c.yaml:1:7: name: invalid YAML: invalid leading UTF-8 octet"},
+		{"recursive alias", "x-a: &a\n  b: [*a]\nservices: {}\n", "c.yaml:2:7: x-a.b[0]: alias *a is inside the value its anchor names"},
+		{"dependency cycle", "services:\n  a: {image: x, expose: [\"1\"], depends_on: [a]}\n", "c.yaml:2:32: services.a.depends_on: Compose: dependency cycle detected: a -> a"},
+		{"an empty key", "\"\": 1\nservices: {}\n", `c.yaml:1:1: "": Compose key "" is not supported by chaosrun`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ImportBytes("c.yaml", []byte(tc.in), nil)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+}
