@@ -35,7 +35,7 @@ func yamlError(file string, data []byte, err error) *scenario.Error {
 		line, _ = strconv.Atoi(m[1])
 		msg = strings.TrimPrefix(err.Error(), m[0])
 	} else if i := badChar(data); i >= 0 {
-		line, col = lineCol(data, i)
+		line, col = scenario.LineCol(data, i)
 	}
 	return &scenario.Error{File: file, Line: max(line, 1), Col: col, Field: keyAbove(data, line), Msg: "invalid YAML: " + msg}
 }
@@ -51,17 +51,6 @@ func badChar(data []byte) int {
 		i += size
 	}
 	return -1
-}
-
-// lineCol is the 1-based line and column (in characters) of byte i.
-func lineCol(data []byte, i int) (line, col int) {
-	line, start := 1, 0
-	for j, c := range data[:i] {
-		if c == '\n' {
-			line, start = line+1, j+1
-		}
-	}
-	return line, utf8.RuneCount(data[start:i]) + 1
 }
 
 // keyAbove is the mapping key written on line (1-based) or the nearest

@@ -44,20 +44,13 @@ func (e streamingEngine) RunShard(ctx context.Context, sh Shard) error {
 	return err
 }
 
-func window(reqs int) string {
-	return fmt.Sprintf(`{"type":"window","start":"2026-01-01T00:00:00Z","series":[{"metric":"http_reqs","kind":"counter","count":%d,"sum":%d}]}`, reqs, reqs)
-}
-
-// TestShardsStreamWithTheRunsToken: without a token in Results, the run
-// makes one, the same for every shard; only the streams that show it
-// count, and the forgers' refused connections are in the notes.
-func TestShardsStreamWithTheRunsToken(t *testing.T) {
-	e := streamingEngine{tokens: make(chan string, 2)}
-	l := NewShardedLoad(e, 2, LoadSpec{OutDir: t.TempDir()}, Results{})
+// runShards runs the load to its end and collects its windows and notes.
+func runShards(t *testing.T, l Load) (record.WindowSource, []string) {
+	t.Helper()
 	if err := l.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	t.Cleanup(func() { l.Close() })
 	for err := range l.Ended() {
 		if err != nil {
 			t.Fatal(err)
@@ -67,6 +60,19 @@ func TestShardsStreamWithTheRunsToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return src, notes
+}
+
+func window(reqs int) string {
+	return fmt.Sprintf(`{"type":"window","start":"2026-01-01T00:00:00Z","series":[{"metric":"http_reqs","kind":"counter","count":%d,"sum":%d}]}`, reqs, reqs)
+}
+
+// TestShardsStreamWithTheRunsToken: without a token in Results, the run
+// makes one, the same for every shard; only the streams that show it
+// count, and the forgers' refused connections are in the notes.
+func TestShardsStreamWithTheRunsToken(t *testing.T) {
+	e := streamingEngine{tokens: make(chan string, 2)}
+	src, notes := runShards(t, NewShardedLoad(e, 2, LoadSpec{OutDir: t.TempDir()}, Results{}))
 	if a, b := <-e.tokens, <-e.tokens; a == "" || a != b {
 		t.Fatalf("shards were given tokens %q and %q; want one token, not empty", a, b)
 	}
@@ -116,21 +122,8 @@ func (e silentEngine) RunShard(ctx context.Context, sh Shard) error {
 // refusal is among the run's problems; the shard's own stream counts.
 func TestShardsRefuseASilentConnection(t *testing.T) {
 	const deadline = 200 * time.Millisecond
-	l := NewShardedLoad(silentEngine{wait: 10 * deadline}, 1, LoadSpec{OutDir: t.TempDir()}, Results{HelloTimeout: deadline})
 	t0 := time.Now()
-	if err := l.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	for err := range l.Ended() {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, notes, err := l.Collect(5 * time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, notes := runShards(t, NewShardedLoad(silentEngine{wait: 10 * deadline}, 1, LoadSpec{OutDir: t.TempDir()}, Results{HelloTimeout: deadline}))
 	joined := strings.Join(notes, "\n")
 	// The shard's stream also meets a forger (streamingEngine): a second refusal.
 	if !strings.Contains(joined, "results stream of fake: refused 2 connection(s): 1 no hello, 1 no or wrong token (first: connection 1 from 127.0.0.1:") ||
