@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/testbed/docker"
 )
 
@@ -18,13 +19,13 @@ func newCleanCmd(st *State) *cobra.Command {
 			ctx := cmd.Context()
 			cli, err := docker.NewClient(ctx)
 			if err != nil {
-				return fail(exitRunError, err)
+				return exitcode.Fail(exitRunError, err)
 			}
 			defer cli.Close()
 			rm, err := docker.Clean(ctx, cli, o)
 			rm.Report(st.Stdout, o.DryRun)
 			if err != nil {
-				return fail(exitRunError, err)
+				return exitcode.Fail(exitRunError, err)
 			}
 			return nil
 		},

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/report"
 )
 
@@ -32,21 +33,21 @@ enough); 3 when a record cannot be read, is of an incomplete run or holds no win
 func diff(st *State, f *report.DiffFlags, args []string) error {
 	o, err := f.Options()
 	if err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	d, err := report.CompareFiles(st.path(args[0]), st.path(args[1]), o)
 	if d == nil {
-		return fail(exitRunError, err)
+		return exitcode.Fail(exitRunError, err)
 	}
 	d.Table(st.Stdout)
 	if werr := d.WriteFiles(st.path(f.JSON), st.path(f.Markdown)); werr != nil {
-		return fail(exitRunError, werr)
+		return exitcode.Fail(exitRunError, werr)
 	}
 	if err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	if d.Regressed() {
-		return exit(exitBreach)
+		return exitcode.Exit(exitBreach)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/export/k8s"
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 )
 
 // newExportCmd writes a scenario for another platform; k8s is the one there is.
@@ -40,20 +41,20 @@ func exportK8s(ctx context.Context, st *State, f *k8s.Flags, file string) error 
 	o, generated, caErr := f.Settings(st.files())
 	o.ScenarioFile, o.Script, err = st.scenarios().Sources(ctx, file, sc)
 	if err := errors.Join(err, caErr); err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	m, err := k8s.Build(sc, o)
 	if err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	doc, err := m.YAML(k8s.Header(sc, file, m, o))
 	if err != nil {
-		return fail(exitRunError, err)
+		return exitcode.Fail(exitRunError, err)
 	}
 	k8s.Notes(st.Stderr, m, o, generated)
 	err = f.Write(st.files(), st.Stdout, sc.Name, doc, len(m.Objects()))
 	if err != nil && f.Out != "" {
-		return fail(exitRunError, err)
+		return exitcode.Fail(exitRunError, err)
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/export/metrics"
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/report"
 )
 
@@ -21,7 +22,7 @@ func newExportResultsCmd(st *State) *cobra.Command {
 				err = fmt.Errorf("nowhere to send: give --export-prom-rw, --export-otlp or --grafana-url")
 			}
 			if err != nil {
-				return fail(exitUsage, err)
+				return exitcode.Fail(exitUsage, err)
 			}
 			paths := make([]string, len(args))
 			for i, a := range args {
@@ -29,7 +30,7 @@ func newExportResultsCmd(st *State) *cobra.Command {
 			}
 			runs, err := report.ReadRuns(paths)
 			if err != nil {
-				return fail(exitUsage, err)
+				return exitcode.Fail(exitUsage, err)
 			}
 			code := exitOK
 			for _, r := range runs {
@@ -37,7 +38,7 @@ func newExportResultsCmd(st *State) *cobra.Command {
 					code = exitRunError
 				}
 			}
-			return exit(code)
+			return exitcode.Exit(code)
 		},
 	}
 	ef.Register(cmd.Flags(), st.Getenv)

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/gameday"
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 )
 
 // newFaultCmd adds, clears and lists faults of a running game day, and
@@ -30,16 +30,17 @@ func gamedayCmd(st *State, cmd *cobra.Command, by *string, call func(ctx context
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		c, err := f.Client()
 		if err != nil {
-			return fail(exitUsage, err)
+			return exitcode.Fail(exitUsage, err)
 		}
 		err = call(cmd.Context(), c, args)
-		switch ee := (*exitError)(nil); {
-		case err == nil || errors.As(err, &ee):
+		if _, ok := exitcode.As(err); err == nil || ok {
 			return err
-		case gameday.Refused(err):
-			return fail(exitUsage, err)
 		}
-		return fail(harnessCode(cmd.Context()), err)
+		switch {
+		case gameday.Refused(err):
+			return exitcode.Fail(exitUsage, err)
+		}
+		return exitcode.Fail(exitcode.Harness(cmd.Context()), err)
 	}
 	return cmd
 }
@@ -79,7 +80,7 @@ func newFaultAddCmd(st *State) *cobra.Command {
 	return gamedayCmd(st, cmd, &f.By, func(ctx context.Context, c *gameday.Client, _ []string) error {
 		req, err := f.Request()
 		if err != nil {
-			return fail(exitUsage, err)
+			return exitcode.Fail(exitUsage, err)
 		}
 		af, err := c.Add(ctx, req)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/faults"
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/judge"
 	"github.com/chaosrun/chaosrun/scenario"
 )
@@ -36,7 +37,7 @@ func newFaultApplyCmd(st *State) *cobra.Command {
 			}
 			rep, zero, closeRep, err := f.report.Open(st.files(), st.Stderr, f.Delay, f.Wait)
 			if err != nil {
-				return fail(exitUsage, err)
+				return exitcode.Fail(exitUsage, err)
 			}
 			defer closeRep()
 			failed, err, rerr := f.Apply(cmd.Context(), u, sc, zero, rep, st.Stdout)
@@ -46,11 +47,11 @@ func newFaultApplyCmd(st *State) *cobra.Command {
 			}
 			switch {
 			case cmd.Context().Err() != nil:
-				return failf(exitInterrupted, "stopped; the faults in force were reverted")
+				return exitcode.Failf(exitInterrupted, "stopped; the faults in force were reverted")
 			case err != nil:
-				return fail(exitRunError, err)
+				return exitcode.Fail(exitRunError, err)
 			case failed > 0:
-				return failf(exitRunError, "%d fault action(s) failed", failed)
+				return exitcode.Failf(exitRunError, "%d fault action(s) failed", failed)
 			}
 			return nil
 		},
@@ -64,7 +65,7 @@ func newFaultApplyCmd(st *State) *cobra.Command {
 // faults is said and comes back nil.
 func (f *applyFlags) check(ctx context.Context, st *State, file string) (*scenario.Scenario, *url.URL, error) {
 	if err := f.CheckTimes(); err != nil {
-		return nil, nil, fail(exitUsage, err)
+		return nil, nil, exitcode.Fail(exitUsage, err)
 	}
 	sc, err := loadScenario(ctx, st, file, nil)
 	if err != nil {
@@ -72,7 +73,7 @@ func (f *applyFlags) check(ctx context.Context, st *State, file string) (*scenar
 	}
 	u, err := f.Toxiproxy(sc)
 	if err != nil {
-		return nil, nil, fail(exitUsage, err)
+		return nil, nil, exitcode.Fail(exitUsage, err)
 	}
 	if len(sc.Faults) == 0 {
 		fmt.Fprintf(st.Stdout, "%s has no faults: nothing to apply\n", sc.Name)

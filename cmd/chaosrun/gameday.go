@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/gameday"
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/runner/setup"
 	"github.com/chaosrun/chaosrun/scenario"
@@ -51,17 +52,17 @@ gets the run's record and reports.`,
 // check checks the flags and loads the scenario.
 func (f *gamedayFlags) check(ctx context.Context, st *State, file string) (*scenario.Scenario, error) {
 	if err := f.setup.CheckTestbed(); err != nil {
-		return nil, fail(exitUsage, err)
+		return nil, exitcode.Fail(exitUsage, err)
 	}
 	if err := f.Check(st.Getenv); err != nil {
-		return nil, fail(exitUsage, err)
+		return nil, exitcode.Fail(exitUsage, err)
 	}
 	sc, err := loadScenario(ctx, st, file, f.Sets)
 	if err != nil {
 		return nil, scenarioFailed(ctx, st, err)
 	}
 	if err := gameday.CheckGuards(sc, f.Guards); err != nil {
-		return nil, fail(exitUsage, err)
+		return nil, exitcode.Fail(exitUsage, err)
 	}
 	return sc, nil
 }
@@ -74,14 +75,14 @@ func runGameday(ctx context.Context, st *State, f *gamedayFlags, file string) er
 	allowed, err := scenarioload.BlastRadius(sc, f.Allow)
 	if err != nil {
 		fmt.Fprintln(st.Stderr, err)
-		return exit(exitUsage)
+		return exitcode.Exit(exitUsage)
 	}
 	results, err := f.results.Settings(st.files(), st.Stderr)
 	if err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	if err := f.setup.CheckShards(); err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	s, err := prepare(ctx, st, f.K6, f.setup, results, []*scenario.Scenario{sc})
 	if err != nil {
@@ -89,7 +90,7 @@ func runGameday(ctx context.Context, st *State, f *gamedayFlags, file string) er
 	}
 	dir := filepath.Join(st.path(f.OutDir), sc.Name+"-gameday")
 	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
-		return failf(exitRunError, "out dir: %w", err)
+		return exitcode.Failf(exitRunError, "out dir: %w", err)
 	}
 	fmt.Fprintf(st.Stderr, "▶ game day %s: testbed %s, load until stopped (at most %s)\n", sc.Name, f.setup.Testbed, f.MaxDuration)
 	o := f.Options()
@@ -101,18 +102,18 @@ func runGameday(ctx context.Context, st *State, f *gamedayFlags, file string) er
 	}
 	rec, rerr := gameday.Run(ctx, o)
 	if rec == nil {
-		return fail(exitUsage, rerr)
+		return exitcode.Fail(exitUsage, rerr)
 	}
 	defer rec.Close()
 	werr := gameday.WriteRecord(dir, rec, st.Stdout, st.Stderr)
 	switch {
 	case rerr != nil && (errors.Is(rerr, gameday.ErrInterrupted) || ctx.Err() != nil):
 		// Ctrl-C is the ordinary way to end a game day.
-		return failf(exitInterrupted, "ended by interrupt")
+		return exitcode.Failf(exitInterrupted, "ended by interrupt")
 	case rerr != nil:
-		return fail(exitRunError, rerr)
+		return exitcode.Fail(exitRunError, rerr)
 	case werr != nil:
-		return exit(exitRunError)
+		return exitcode.Exit(exitRunError)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/compose"
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 )
 
 // newInitCmd writes a starter scenario for a Compose project.
@@ -21,7 +22,7 @@ func newInitCmd(st *State) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if file == "" {
-				return failf(exitUsage, "--compose FILE is required")
+				return exitcode.Failf(exitUsage, "--compose FILE is required")
 			}
 			return writeStarter(st, st.path(file), st.path(out), force)
 		},
@@ -35,17 +36,17 @@ func newInitCmd(st *State) *cobra.Command {
 func writeStarter(st *State, file, out string, force bool) error {
 	rel, err := filepath.Rel(out, file)
 	if err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	s, err := compose.NewStarter(file, filepath.ToSlash(rel))
 	if err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	scenarioPath, scriptPath, err := s.Write(out, force)
 	if errors.Is(err, fs.ErrExist) {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	} else if err != nil {
-		return fail(exitRunError, err)
+		return exitcode.Fail(exitRunError, err)
 	}
 	fmt.Fprintf(st.Stdout, "wrote %s and %s\nnext: chaosrun validate %s, then chaosrun run --testbed docker %s\n", scenarioPath, scriptPath, scenarioPath, scenarioPath)
 	return nil

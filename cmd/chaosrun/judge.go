@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/export/metrics"
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/judge"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/report"
@@ -42,7 +43,7 @@ dead, no load), 130 interrupted.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := ef.Config()
 			if err != nil {
-				return fail(exitUsage, err)
+				return exitcode.Fail(exitUsage, err)
 			}
 			return runJudge(cmd.Context(), st, &o, cfg, args)
 		},
@@ -61,28 +62,28 @@ func runJudge(ctx context.Context, st *State, o *judge.Options, cfg metrics.Conf
 	var rec *record.Run
 	switch {
 	case o.Listen != "" && len(args) > 1:
-		return failf(exitUsage, "give results files or --listen, not both")
+		return exitcode.Failf(exitUsage, "give results files or --listen, not both")
 	case o.Listen != "":
 		ro, err := o.ReceiveOptions(st.files(), st.Stderr)
 		if err != nil {
-			return fail(exitUsage, err)
+			return exitcode.Fail(exitUsage, err)
 		}
 		ro.Versions, ro.SpillDir = versions, ""
 		rec, err = judge.Receive(ctx, sc, ro)
 		if err != nil {
-			return fail(exitRunError, err)
+			return exitcode.Fail(exitRunError, err)
 		}
 	default:
 		fo, err := o.FileOptions(st.files(), args[1:], versions)
 		if err != nil {
-			return fail(exitUsage, err)
+			return exitcode.Fail(exitUsage, err)
 		}
 		rec, err = judge.FromFiles(sc, fo)
 		if ie := (*judge.InputError)(nil); errors.As(err, &ie) {
-			return fail(exitUsage, err)
+			return exitcode.Fail(exitUsage, err)
 		}
 		if err != nil {
-			return fail(exitRunError, err)
+			return exitcode.Fail(exitRunError, err)
 		}
 	}
 	defer rec.Close()
@@ -100,13 +101,13 @@ func judgeOutcome(ctx context.Context, st *State, outDir string, sc *scenario.Sc
 	werr := judge.WriteRecord(dir, rec, st.Stdout, st.Stderr)
 	switch {
 	case ctx.Err() != nil:
-		return failf(exitInterrupted, "%s interrupted; the record is marked incomplete", sc.Name)
+		return exitcode.Failf(exitInterrupted, "%s interrupted; the record is marked incomplete", sc.Name)
 	case werr != nil:
-		return exit(exitRunError)
+		return exitcode.Exit(exitRunError)
 	case rec.Incomplete:
-		return failf(exitRunError, "%s incomplete: %s", sc.Name, strings.Join(rec.Problems, "; "))
+		return exitcode.Failf(exitRunError, "%s incomplete: %s", sc.Name, strings.Join(rec.Problems, "; "))
 	case !report.Passed(rec):
-		return failf(exitBreach, "%s breached: %s", sc.Name, strings.Join(judge.Failed(rec), ", "))
+		return exitcode.Failf(exitBreach, "%s breached: %s", sc.Name, strings.Join(judge.Failed(rec), ", "))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/workloads/native"
 	"github.com/chaosrun/chaosrun/workloads/nativerun"
 )
@@ -46,7 +47,7 @@ Exit codes: 0 the workload ran to its end, 2 bad usage, spec or scenario,
 func runLoad(ctx context.Context, st *State, o *nativerun.Options, args []string) error {
 	shard, err := o.ParseShard()
 	if err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	spec, err := loadWorkload(ctx, st, o, args)
 	if err != nil {
@@ -54,13 +55,13 @@ func runLoad(ctx context.Context, st *State, o *nativerun.Options, args []string
 	}
 	res, err := o.ResultsTo(st.files(), st.Getenv(resultsTokenEnv))
 	if err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	if err := native.Check(spec, shard); err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	if err := nativerun.Shard(ctx, spec, shard, res, st.Stderr); err != nil {
-		return fail(harnessCode(ctx), err)
+		return exitcode.Fail(exitcode.Harness(ctx), err)
 	}
 	return nil
 }
@@ -69,23 +70,23 @@ func runLoad(ctx context.Context, st *State, o *nativerun.Options, args []string
 // or a scenario's native workload aimed at --target's URLs.
 func loadWorkload(ctx context.Context, st *State, o *nativerun.Options, args []string) (native.Spec, error) {
 	if err := o.CheckWorkload(len(args) > 0); err != nil {
-		return native.Spec{}, fail(exitUsage, err)
+		return native.Spec{}, exitcode.Fail(exitUsage, err)
 	}
 	if o.Spec != "" {
 		spec, err := o.ReadSpec(st.files())
 		if err != nil {
-			return native.Spec{}, fail(exitUsage, err)
+			return native.Spec{}, exitcode.Fail(exitUsage, err)
 		}
 		return spec, nil
 	}
 	sc, err := loadScenario(ctx, st, args[0], o.Sets)
 	if err != nil {
 		fmt.Fprintln(st.Stderr, err)
-		return native.Spec{}, exit(exitUsage)
+		return native.Spec{}, exitcode.Exit(exitUsage)
 	}
 	spec, err := native.ForTargets(sc, o.Targets, o.Seed)
 	if err != nil {
-		return native.Spec{}, fail(exitUsage, err)
+		return native.Spec{}, exitcode.Fail(exitUsage, err)
 	}
 	return spec, nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/export/metrics"
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/runner/batch"
@@ -44,18 +45,18 @@ func newRunCmd(st *State) *cobra.Command {
 // batch.Run); the worst exit code is run's.
 func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) error {
 	if err := f.setup.CheckShards(); err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	if err := f.setup.CheckTestbed(); err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	results, err := f.results.Settings(st.files(), st.Stderr)
 	if err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	cfg, err := f.export.Config()
 	if err != nil {
-		return fail(exitUsage, err)
+		return exitcode.Fail(exitUsage, err)
 	}
 	scs, err := loadAll(ctx, st, f.Sets, f.Allow, args, nil)
 	if err != nil {
@@ -77,7 +78,7 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 		// A failed export is reported, not a breach.
 		o.Export = func(ctx context.Context, rec *record.Run) { metrics.Send(ctx, st.Stderr, "run", rec, cfg) }
 	}
-	return exit(batch.Run(ctx, o))
+	return exitcode.Exit(batch.Run(ctx, o))
 }
 
 // loadAll loads and validates every scenario args name (files, folders,
@@ -86,14 +87,14 @@ func runScenarios(ctx context.Context, st *State, f *runFlags, args []string) er
 func loadAll(ctx context.Context, st *State, sets, allow, args []string, ok func(string, *scenario.Scenario)) ([]*scenario.Scenario, error) {
 	files, err := st.scenarios().Expand(args)
 	if err != nil {
-		return nil, fail(exitUsage, err)
+		return nil, exitcode.Fail(exitUsage, err)
 	}
 	scs, stopped, err := st.scenarios().LoadAll(ctx, files, sets, allow, st.Stderr, ok)
 	switch {
 	case stopped:
 		return nil, scenarioFailed(ctx, st, err)
 	case err != nil:
-		return nil, exit(exitUsage)
+		return nil, exitcode.Exit(exitUsage)
 	}
 	return scs, nil
 }

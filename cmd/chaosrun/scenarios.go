@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/runner/setup"
 	"github.com/chaosrun/chaosrun/scenario"
@@ -33,10 +34,10 @@ func loadScenario(ctx context.Context, st *State, file string, sets []string) (*
 // once interrupted, else the problems on stderr and exit 2.
 func scenarioFailed(ctx context.Context, st *State, err error) error {
 	if ctx.Err() != nil {
-		return fail(exitInterrupted, err)
+		return exitcode.Fail(exitInterrupted, err)
 	}
 	fmt.Fprintln(st.Stderr, err)
-	return exit(exitUsage)
+	return exitcode.Exit(exitUsage)
 }
 
 // scenarioArgs completes arguments with scenario files and folders.
@@ -58,7 +59,7 @@ func prepare(ctx context.Context, st *State, k6path string, f setup.Flags, resul
 	o.K6.K6Path = st.path(k6path)
 	s, err := setup.Prepare(ctx, o, scs)
 	if err != nil {
-		return nil, fail(harnessCode(ctx), err)
+		return nil, exitcode.Fail(exitcode.Harness(ctx), err)
 	}
 	return s, nil
 }

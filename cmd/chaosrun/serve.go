@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/servers"
 )
 
@@ -30,16 +31,16 @@ func newServeCmd(st *State) *cobra.Command {
 				return cmd.Help()
 			case len(args) == 0 || strings.HasPrefix(args[0], "-"):
 				fmt.Fprintf(st.Stderr, "usage: %s  (NAME: %s)\n", cmd.UseLine(), strings.Join(servers.Names(), ", "))
-				return exit(exitUsage)
+				return exitcode.Exit(exitUsage)
 			}
 			srv, ok := servers.Lookup(args[0])
 			if !ok {
-				return failf(exitUsage, "unknown server %q (allowed: %s)", args[0], strings.Join(servers.Names(), ", "))
+				return exitcode.Failf(exitUsage, "unknown server %q (allowed: %s)", args[0], strings.Join(servers.Names(), ", "))
 			}
 			err := srv(cmd.Context(), args[1:], st.Stdout, st.Stderr)
 			if err != nil && !errors.Is(err, flag.ErrHelp) {
 				fmt.Fprintf(st.Stderr, "chaosrun serve %s: %v\n", args[0], err)
-				return exit(exitUsage)
+				return exitcode.Exit(exitUsage)
 			}
 			return nil
 		},
