@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/internal/exitcode"
+	"github.com/chaosrun/chaosrun/runner/batch"
 	"github.com/chaosrun/chaosrun/runner/setup"
 	"github.com/chaosrun/chaosrun/testbed/docker"
 )
@@ -37,7 +38,7 @@ func newImagesCmd(st *State) *cobra.Command {
 					for _, r := range removed {
 						fmt.Fprintf(st.Stderr, "removed image %s\n", r)
 					}
-					printLines(st, "chaosrun images", err)
+					batch.PrintLines(st.Stderr, "chaosrun images", err)
 				}
 			}
 			imgs, err := docker.ListImages(ctx, cli)
