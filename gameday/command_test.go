@@ -1,12 +1,11 @@
 package gameday
 
 import (
-	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,41 +21,9 @@ import (
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
 
-const commandScenario = `version: 1
-name: steady
-services:
-  ledger: {run: ledger}
-workload:
-  script: bank.js
-  duration: 1s
-  targets: [ledger]
-assertions:
-  - name: some-load
-    metric: http_reqs
-    checks: ["count > 5"]
-`
-
-// lockedBuffer is a buffer the game day writes while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // commandEnv is gameday's environment in dir, on a fake load that runs
 // until stopped and a fake testbed.
-func commandEnv(dir string, env map[string]string, stdout, stderr *lockedBuffer) setup.Env {
+func commandEnv(dir string, env map[string]string, stdout, stderr *loadtest.Buffer) setup.Env {
 	getenv := func(k string) string { return env[k] }
 	load := &loadtest.Load{Windows: [][]record.Series{{{Metric: "http_reqs", Kind: record.Counter, Count: 10, Sum: 10}}}, RunFor: time.Hour}
 	return setup.Env{
@@ -72,7 +39,7 @@ func commandEnv(dir string, env map[string]string, stdout, stderr *lockedBuffer)
 // record written.
 func TestCommand(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "steady.yaml"), []byte(commandScenario), 0o644)
+	os.WriteFile(filepath.Join(dir, "steady.yaml"), fmt.Appendf(nil, loadtest.ScenarioYAML, "steady", 5), 0o644)
 	os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("version: 1\nname: bad\n"), 0o644)
 	tests := []struct {
 		name, args string
@@ -84,7 +51,7 @@ func TestCommand(t *testing.T) {
 		{"no such testbed", "--testbed k8s steady.yaml", nil, exitcode.Usage, `--testbed "k8s" is not available`},
 		{"window too short", "--window 1s steady.yaml", nil, exitcode.Usage, "--window at least 2s"},
 		{"open listen needs a token", "--listen 0.0.0.0:0 steady.yaml", nil, exitcode.Usage, "needs --token"},
-		{"token from the environment", "--listen 0.0.0.0:0 --testbed k8s steady.yaml", map[string]string{"CHAOSRUN_GAMEDAY_TOKEN": "t"}, exitcode.Usage, "--testbed"},
+		{"token from the environment", "--listen 0.0.0.0:0 --guard nope steady.yaml", map[string]string{"CHAOSRUN_GAMEDAY_TOKEN": "t"}, exitcode.Usage, `--guard "nope"`},
 		{"unknown guard", "--guard nope steady.yaml", nil, exitcode.Usage, `--guard "nope" is not an assertion of scenario steady`},
 		{"bad results listen", "--results-listen nope steady.yaml", nil, exitcode.Usage, "--results-listen"},
 		{"shards out of range", "--load-shards 17 steady.yaml", nil, exitcode.Usage, "--load-shards 17"},
@@ -94,7 +61,7 @@ func TestCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var c Command
-			var stdout, stderr lockedBuffer
+			var stdout, stderr loadtest.Buffer
 			env := commandEnv(dir, tt.env, &stdout, &stderr)
 			fl := pflag.NewFlagSet("gameday", pflag.ContinueOnError)
 			c.Register(fl, env.Getenv)

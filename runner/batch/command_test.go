@@ -43,7 +43,7 @@ func fakeEnv(dir string, stdout, stderr *bytes.Buffer) setup.Env {
 func TestCommand(t *testing.T) {
 	dir := t.TempDir()
 	for name, bound := range map[string]int{"holds": 5, "breaches": 50} {
-		os.WriteFile(filepath.Join(dir, name+".yaml"), fmt.Appendf(nil, scenarioYAML, name, bound), 0o644)
+		os.WriteFile(filepath.Join(dir, name+".yaml"), fmt.Appendf(nil, loadtest.ScenarioYAML, name, bound), 0o644)
 	}
 	os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("version: 1\nname: bad\n"), 0o644)
 	tests := []struct {
