@@ -168,7 +168,7 @@ func judgeFiles(t *testing.T, file, dir string, ran *record.Run) {
 func judgeBed(t *testing.T, file string) *testbed.Topology {
 	t.Helper()
 	st := NewState()
-	sc, err := loadScenario(context.Background(), st, file, nil)
+	sc, err := st.scenarios().Load(context.Background(), file, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
