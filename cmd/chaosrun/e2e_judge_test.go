@@ -123,32 +123,38 @@ func TestJudgeE2E(t *testing.T) {
 		t.Fatalf("run's verdicts %v: want 5, cash-through-vault-fast failing", want)
 	}
 
-	t.Run("files", func(t *testing.T) { judgeFiles(t, file, dir, ran) })
+	t.Run("files", func(t *testing.T) { judgeFiles(t, file, dir, ran, exitBreach) })
 	t.Run("receive", func(t *testing.T) { judgeReceive(t, file, want) })
 	t.Run("dead shard", func(t *testing.T) { judgeDeadShard(t, file) })
 }
 
-// judgeFiles judges the run's kept streams with its record's timeline.
-func judgeFiles(t *testing.T, file, dir string, ran *record.Run) {
+// judgeFiles judges the run's kept streams (logs/results*.jsonl in dir)
+// with its record's timeline: verdict for verdict what the run decided,
+// with its exit code; a file cut in the middle is refused.
+func judgeFiles(t *testing.T, file, dir string, ran *record.Run, code int) {
 	out := t.TempDir()
-	bg := startChaosrun(t, "judge", "--out-dir", out, file, filepath.Join(dir, "logs", "results-shard1.jsonl"),
-		filepath.Join(dir, "logs", "results-shard2.jsonl"), "--faults", filepath.Join(dir, "run.json"))
-	bg.wait(t, time.Minute)
-	if code := bg.cmd.ProcessState.ExitCode(); code != exitBreach {
-		t.Fatalf("judge: exit %d, want %d\n%s", code, exitBreach, bg.stderr)
+	results, err := filepath.Glob(filepath.Join(dir, "logs", "results*.jsonl"))
+	if err != nil || len(results) == 0 {
+		t.Fatalf("no results file kept in %s: %v", dir, err)
 	}
-	got := readRecord(t, filepath.Join(out, "judge-e2e", "run.json"))
+	bg := startChaosrun(t, append(append([]string{"judge", "--out-dir", out, file}, results...), "--faults", filepath.Join(dir, "run.json"))...)
+	bg.wait(t, time.Minute)
+	if got := bg.cmd.ProcessState.ExitCode(); got != code {
+		t.Fatalf("judge: exit %d, want %d\n%s", got, code, bg.stderr)
+	}
+	got := readRecord(t, filepath.Join(out, ran.Scenario, "run.json"))
 	if len(got.Verdicts) != len(ran.Verdicts) {
 		t.Fatalf("judge: %v\nrun:   %v", outcomes(got), outcomes(ran))
 	}
 	for i, v := range ran.Verdicts {
 		g := got.Verdicts[i]
-		if g.Pass != v.Pass || g.Observed != v.Observed || g.Bound != v.Bound || g.Samples != v.Samples || g.Window != v.Window {
+		if g.Assertion != v.Assertion || g.Check != v.Check || g.Source != v.Source || g.Pass != v.Pass || g.Observed != v.Observed ||
+			g.Bound != v.Bound || g.Samples != v.Samples || g.Window != v.Window || g.Error != v.Error {
 			t.Errorf("verdict %d: judge %+v\nrun %+v", i, g, v)
 		}
 	}
 	// Cut in the middle: refused, naming the file and line.
-	b, err := os.ReadFile(filepath.Join(dir, "logs", "results-shard1.jsonl"))
+	b, err := os.ReadFile(results[0])
 	if err != nil {
 		t.Fatal(err)
 	}
