@@ -6,9 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,10 +21,11 @@ import (
 // threshold is crossed keeps its stream; `chaosrun judge` over it with
 // the run record gives the run's verdicts, the script's threshold among
 // them, and its exit code. Receive: kv-hot-key-flood-k6 (scenarios/k6,
-// shortened, firm checks: shortKVFlood) run with --load-shards 2, then judged receive-only over two
-// `k6 run --execution-segment …` processes started as a k6-operator
-// TestRun starts its runners, with `fault apply --report-to`: the same
-// verdicts; a k6 process killed mid-run fails the verdict by its name.
+// shortened, firm checks: shortKVFlood) run with --load-shards 2, then
+// judged receive-only over two `k6 run --execution-segment …` processes
+// started as a k6-operator TestRun starts its runners, with `fault apply
+// --report-to`: the same verdicts; a k6 process killed mid-run fails the
+// verdict by its name.
 func TestJudgeK6E2E(t *testing.T) {
 	skipShort(t)
 	t.Run("files", func(t *testing.T) {
@@ -57,7 +56,7 @@ func TestJudgeK6E2E(t *testing.T) {
 	}
 	k6 := k6Binary(t)
 	t.Run("receive", func(t *testing.T) {
-		j, out := receiveK6(t, k6, file, "")
+		j, out := receiveRun(t, file, receiveOpts{shard: k6Shards(t, k6, file), faults: true})
 		if code := j.cmd.ProcessState.ExitCode(); code != exitBreach {
 			t.Fatalf("judge: exit %d, want %d\n%s", code, exitBreach, j.stderr)
 		}
@@ -68,77 +67,36 @@ func TestJudgeK6E2E(t *testing.T) {
 		}
 	})
 	t.Run("dead shard", func(t *testing.T) {
-		j, out := receiveK6(t, k6, shortKVFlood(t, "10s", "2s", "2s"), "--margin=2s")
-		msg := j.stderr.String()
-		if code := j.cmd.ProcessState.ExitCode(); code != exitRunError || !strings.Contains(msg, "shard 1/2: its stream ended without its end marker") {
-			t.Fatalf("judge: exit %d, want %d naming shard 1/2\n%s", code, exitRunError, msg)
-		}
-		r := readRecord(t, filepath.Join(out, "kv-hot-key-flood-k6", "run.json"))
-		if !r.Incomplete || !strings.Contains(strings.Join(outcomes(r), ";"), "shard 1/2 streamed its results to their end: FAIL") {
-			t.Errorf("record: incomplete %v, verdicts %v", r.Incomplete, outcomes(r))
-		}
+		short := shortKVFlood(t, "10s", "2s", "2s")
+		j, out := receiveRun(t, short, receiveOpts{shard: k6Shards(t, k6, short), faults: true, margin: "2s", kill: 3 * time.Second})
+		checkDeadShard(t, j, filepath.Join(out, "kv-hot-key-flood-k6", "run.json"))
 	})
 }
 
-// receiveK6 stands file's services up, starts a receive-only judge of two
-// shards, `fault apply --report-to` it, and two k6 processes on the
-// execution segments 0:1/2 and 1/2:1 streaming to it; with margin set
-// (a judge flag) it kills the second k6 after 3 s. It waits for them all
-// and returns the judge and its out dir.
-func receiveK6(t *testing.T, k6, file, margin string) (*background, string) {
-	t.Helper()
-	topo := judgeBed(t, file)
-	port, token, out := freePorts(t), "judge-k6-token", t.TempDir()
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	args := []string{"judge", "--listen", addr, "--shards", "2", "--token", token, "--out-dir", out, file}
-	if margin != "" {
-		args = append(args, margin)
-	}
-	j := startChaosrun(t, args...)
-	time.Sleep(time.Second)
-	fa := startChaosrun(t, "fault", "apply", "--toxiproxy", topo.ToxiproxyURL, "--report-to", "http://127.0.0.1:"+strconv.Itoa(port+1),
-		"--report-token", token, file)
-	shards := []*background{startK6Shard(t, k6, file, topo, addr, token, 0), startK6Shard(t, k6, file, topo, addr, token, 1)}
-	if margin != "" {
-		time.Sleep(3 * time.Second)
-		if err := syscall.Kill(shards[1].cmd.Process.Pid, syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-	}
-	j.wait(t, 2*time.Minute)
-	fa.wait(t, 30*time.Second)
-	for i, s := range shards {
-		s.wait(t, 30*time.Second)
-		if code := s.cmd.ProcessState.ExitCode(); code != 0 && (margin == "" || i == 0) {
-			t.Errorf("k6 shard %d/2: exit %d\n%s", i, code, s.stderr)
-		}
-	}
-	return j, out
-}
-
-// startK6Shard starts k6 on shard i of 2 of file's script as a k6-operator
+// k6Shards starts k6 on shard i of 2 of file's script as a k6-operator
 // runner runs it: the scenario's environment as -e flags, its execution
 // segment, the results output to addr with the token in the environment.
-func startK6Shard(t *testing.T, k6, file string, topo *testbed.Topology, addr, token string, i int) *background {
-	t.Helper()
+func k6Shards(t *testing.T, k6, file string) func(topo *testbed.Topology, addr, token string, i int) *background {
 	sc, err := NewState().scenarios().Load(context.Background(), file, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := workloads.ScriptEnv(sc, topo.Addresses(), sc.Seed, sc.Workload.Duration.Std())
-	if err != nil {
-		t.Fatal(err)
+	return func(topo *testbed.Topology, addr, token string, i int) *background {
+		env, err := workloads.ScriptEnv(sc, topo.Addresses(), sc.Seed, sc.Workload.Duration.Std())
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"run", "--quiet", "--no-usage-report", "--no-color", "--address", ""}
+		for k, v := range env {
+			args = append(args, "-e", k+"="+v)
+		}
+		segment := [2]string{"0:1/2", "1/2:1"}[i]
+		args = append(args, "--execution-segment", segment, "--execution-segment-sequence", "0,1/2,1",
+			"--out", "resilience=tcp://"+addr, filepath.Join(workloads.ScriptsDir(repoRoot(t)), sc.Workload.Script))
+		return startIn(t, exec.Command(k6, args...), func(c *exec.Cmd) {
+			c.Env = append(os.Environ(), "K6_RESILIENCE_TOKEN="+token)
+		})
 	}
-	args := []string{"run", "--quiet", "--no-usage-report", "--no-color", "--address", ""}
-	for k, v := range env {
-		args = append(args, "-e", k+"="+v)
-	}
-	segment := [2]string{"0:1/2", "1/2:1"}[i]
-	args = append(args, "--execution-segment", segment, "--execution-segment-sequence", "0,1/2,1",
-		"--out", "resilience=tcp://"+addr, filepath.Join(workloads.ScriptsDir(repoRoot(t)), sc.Workload.Script))
-	return startIn(t, exec.Command(k6, args...), func(c *exec.Cmd) {
-		c.Env = append(os.Environ(), "K6_RESILIENCE_TOKEN="+token)
-	})
 }
 
 // shortKVFlood writes scenarios/k6/kv-hot-key-flood.yaml shortened to

@@ -28,38 +28,20 @@ func TestActionGatesAPullRequest(t *testing.T) {
 		testenv.Tool(t, tool[0], tool[1])
 	}
 	a := readAction(t)
-	root := repoRoot(t)
 	gh := &fakeGitHub{t: t, comments: []map[string]any{{"id": float64(1), "body": "an unrelated comment"}}}
 	srv := httptest.NewServer(gh)
 	defer srv.Close()
-
-	ws, temp := t.TempDir(), t.TempDir()
+	r := newGate(t, srv.URL, "pull_request", map[string]string{"scenarios": "gate/",
+		"args": "--set workload.duration=15s --set bank.list-bulkhead=off"})
+	ws := r.ctx["github.workspace"]
 	if err := os.MkdirAll(filepath.Join(ws, "gate"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sc, err := os.ReadFile(filepath.Join(root, "scenarios/bank-list-starvation.yaml"))
+	sc, err := os.ReadFile(filepath.Join(repoRoot(t), "scenarios/bank-list-starvation.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(ws, "gate/bank-list-starvation.yaml"), sc, 0o644)
-	event := filepath.Join(temp, "event.json")
-	os.WriteFile(event, []byte(`{"pull_request":{"number":7},"repository":{"default_branch":"main"}}`), 0o644)
-
-	r := &runner{t: t, outputs: map[string]map[string]string{},
-		inputs: map[string]string{},
-		ctx: map[string]string{"github.action_path": root, "github.token": "test-token", "github.event_name": "pull_request",
-			"github.workspace": ws, "runner.temp": temp},
-		env: []string{"HOME=" + os.Getenv("HOME"), "GITHUB_ACTION_PATH=" + root, "GITHUB_WORKSPACE=" + ws, "RUNNER_TEMP=" + temp,
-			"RUNNER_OS=Linux", "GITHUB_REPOSITORY=o/r", "GITHUB_EVENT_NAME=pull_request", "GITHUB_EVENT_PATH=" + event,
-			"GITHUB_API_URL=" + srv.URL, "GITHUB_SERVER_URL=https://github.example", "GITHUB_RUN_ID=99",
-			"GOFLAGS=" + os.Getenv("GOFLAGS"), "GOPATH=" + goEnv(t, "GOPATH"), "GOCACHE=" + goEnv(t, "GOCACHE")},
-	}
-	for k, in := range a.Inputs {
-		r.inputs[k] = r.expand(in.Default)
-	}
-	r.inputs["scenarios"] = "gate/"
-	r.inputs["args"] = "--set workload.duration=15s --set bank.list-bulkhead=off"
-	r.inputs["install-deps"] = "false"
 	var uploaded, downloaded string
 	r.stand = func(s step, with map[string]string) {
 		switch name, _, _ := strings.Cut(s.Uses, "@"); name {
@@ -288,15 +270,27 @@ func TestActionGateOutcomes(t *testing.T) {
 	}
 }
 
-// fakeGate is a runner of action.yml on event with inputs over the
-// defaults, chaosrun being fakeChaosrun with env, the GitHub API at api.
+// fakeGate is newGate with fakeChaosrun, given env, as chaosrun.
 func fakeGate(t *testing.T, api, event string, inputs map[string]string, env ...string) *runner {
 	t.Helper()
-	root := repoRoot(t)
-	ws, temp, bin := t.TempDir(), t.TempDir(), t.TempDir()
+	bin := t.TempDir()
 	if err := os.WriteFile(filepath.Join(bin, "chaosrun"), []byte(fakeChaosrun), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	r := newGate(t, api, event, inputs)
+	r.env = append(r.env, env...)
+	r.path = []string{bin}
+	r.instead = map[string]func(){"Install chaosrun": func() {}} // the stand-in is on the path already
+	return r
+}
+
+// newGate is a runner of action.yml on event (pull_request: #7; else a
+// push) in a workspace and runner temp of its own, the GitHub API at
+// api, with inputs over the action's defaults (install-deps false).
+func newGate(t *testing.T, api, event string, inputs map[string]string) *runner {
+	t.Helper()
+	root := repoRoot(t)
+	ws, temp := t.TempDir(), t.TempDir()
 	ev := filepath.Join(temp, "event.json")
 	body := `{"repository":{"default_branch":"main"}}`
 	if event == "pull_request" {
@@ -308,13 +302,10 @@ func fakeGate(t *testing.T, api, event string, inputs map[string]string, env ...
 	r := &runner{t: t, outputs: map[string]map[string]string{}, inputs: map[string]string{},
 		ctx: map[string]string{"github.action_path": root, "github.token": "test-token", "github.event_name": event,
 			"github.workspace": ws, "runner.temp": temp},
-		env: append([]string{"HOME=" + os.Getenv("HOME"), "GITHUB_ACTION_PATH=" + root, "GITHUB_WORKSPACE=" + ws, "RUNNER_TEMP=" + temp,
+		env: []string{"HOME=" + os.Getenv("HOME"), "GITHUB_ACTION_PATH=" + root, "GITHUB_WORKSPACE=" + ws, "RUNNER_TEMP=" + temp,
 			"RUNNER_OS=Linux", "GITHUB_REPOSITORY=o/r", "GITHUB_EVENT_NAME=" + event, "GITHUB_EVENT_PATH=" + ev,
 			"GITHUB_API_URL=" + api, "GITHUB_SERVER_URL=https://github.example", "GITHUB_RUN_ID=99",
-			"GOFLAGS=" + os.Getenv("GOFLAGS"), "GOPATH=" + goEnv(t, "GOPATH"), "GOCACHE=" + goEnv(t, "GOCACHE")}, env...),
-		path: []string{bin},
-		// The stand-in chaosrun is on the path already.
-		instead: map[string]func(){"Install chaosrun": func() {}},
+			"GOFLAGS=" + os.Getenv("GOFLAGS"), "GOPATH=" + goEnv(t, "GOPATH"), "GOCACHE=" + goEnv(t, "GOCACHE")},
 	}
 	for k, in := range readAction(t).Inputs {
 		r.inputs[k] = r.expand(in.Default)
