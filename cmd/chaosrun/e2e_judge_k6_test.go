@@ -43,7 +43,7 @@ func TestJudgeK6E2E(t *testing.T) {
 		judgeFiles(t, file, dir, ran, exitBreach)
 	})
 
-	file := shortKVFlood(t, "23s", "5s", "8s")
+	file := shortKVFlood(t, "15s", "3s", "5s")
 	res := runChaosrun(t, 3*time.Minute, "--quiet", "--load-shards", "2", file)
 	if res.code != exitBreach {
 		t.Fatalf("run --load-shards 2: exit %d, want %d (no-flood fails)\n%s\n%s", res.code, exitBreach, res.stdout, res.stderr)
