@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/stream"
@@ -43,7 +44,11 @@ func FromFiles(sc *scenario.Scenario, o FileOptions) (*record.Run, error) {
 		return nil, errors.New("no results file")
 	}
 	rec := newRecord(sc, o.Versions)
-	keep := workloads.KeepMetric(sc)
+	tl := o.Timeline
+	if tl != nil && tl.FromRecord {
+		rec.ScriptChecks, rec.LoadParts, rec.Aborted = tl.ScriptChecks, tl.LoadParts, tl.Aborted
+	}
+	keep := runner.KeepAlso(workloads.KeepMetric(sc), runner.ScriptChecksOf(rec))
 	var lists [][]record.Window
 	var bad []error
 	for _, f := range o.Files {
@@ -66,7 +71,6 @@ func FromFiles(sc *scenario.Scenario, o FileOptions) (*record.Run, error) {
 	}
 	rec.Windows = ws
 	var events []record.FaultEvent
-	tl := o.Timeline
 	switch {
 	case tl != nil && tl.FromRecord:
 		rec.Start, rec.End, rec.Faults, rec.Scrapes, rec.EndChecks = tl.Start, tl.End, tl.Faults, tl.Scrapes, tl.EndChecks
