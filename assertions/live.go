@@ -18,6 +18,7 @@ import (
 // for concurrent use.
 type Live struct {
 	mu      sync.Mutex
+	parts   int
 	checks  []liveCheck
 	metrics map[string]bool
 	windows []record.Window
@@ -55,6 +56,16 @@ func (l *Live) Add(defs []scenario.Assertion) {
 			l.metrics[strings.TrimSpace(name)] = true
 		}
 	}
+}
+
+// SetParts says how many load parts send windows: with one, a second's
+// window is whole when it arrives (its engine sends it once the second
+// settled), so the newest second is judged too; with several, or not
+// known (0), the seconds before the newest.
+func (l *Live) SetParts(n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.parts = n
 }
 
 // Len is how many checks are watched.
@@ -97,13 +108,17 @@ func (l *Live) Window(w record.Window) {
 }
 
 // Check judges the watched checks over the seconds before the newest one
-// (which other load parts may still be filling), for a run that started at
-// start with the fault events so far. It returns the first failing check
-// whose delayAbortEval has passed. A check that cannot be judged yet (its
-// fault not applied, no samples so far) does not fail here.
+// (which other load parts may still be filling; with one part, SetParts,
+// the newest one too), for a run that started at start with the fault
+// events so far. It returns the first failing check whose delayAbortEval
+// has passed. A check that cannot be judged yet (its fault not applied,
+// no samples so far) does not fail here.
 func (l *Live) Check(start time.Time, faults []record.FaultEvent) (record.Verdict, bool) {
 	l.mu.Lock()
 	end := l.newest
+	if l.parts == 1 && !end.IsZero() {
+		end = end.Add(time.Second)
+	}
 	checks := slices.Clone(l.checks)
 	var ws []record.Window
 	for _, w := range l.windows {

@@ -89,3 +89,24 @@ func TestLive(t *testing.T) {
 		t.Error("no abort once delayAbortEval passed")
 	}
 }
+
+// TestLiveOnePart: with one load part a second's window is whole when it
+// arrives, so the newest second is judged at once; unknown or several
+// parts wait for a newer second.
+func TestLiveOnePart(t *testing.T) {
+	defs := []scenario.Assertion{{Name: "fails", Metric: "http_reqs", Window: "whole", Checks: []scenario.Check{
+		{Threshold: "count < 15", AbortOnFail: true}}}}
+	for _, tc := range []struct {
+		parts int
+		fails bool
+	}{{1, true}, {0, false}, {2, false}} {
+		l := NewLive(defs)
+		l.SetParts(tc.parts)
+		l.Window(record.Window{Start: at(0), Series: []record.Series{{Metric: "http_reqs", Kind: record.Counter, Count: 10, Sum: 10}}})
+		l.Window(record.Window{Start: at(1), Series: []record.Series{{Metric: "http_reqs", Kind: record.Counter, Count: 10, Sum: 10}}})
+		v, fail := l.Check(t0, nil)
+		if fail != tc.fails || fail && v.Observed != 20 {
+			t.Errorf("%d part(s): failed %v (%+v), want %v over both seconds", tc.parts, fail, v, tc.fails)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
 )
@@ -56,6 +58,41 @@ func (o *ApplyOptions) Toxiproxy(sc *scenario.Scenario) (*url.URL, error) {
 	return u, nil
 }
 
+// Target checks the flags against sc (see Toxiproxy) and gives the API's
+// URL; a scenario without faults is said on stdout and gives nil. Errors
+// end the command (exit 2).
+func (o *ApplyOptions) Target(sc *scenario.Scenario, stdout io.Writer) (*url.URL, error) {
+	u, err := o.Toxiproxy(sc)
+	if err != nil {
+		return nil, exitcode.Fail(exitcode.Usage, err)
+	}
+	if len(sc.Faults) == 0 {
+		fmt.Fprintf(stdout, "%s has no faults: nothing to apply\n", sc.Name)
+		return nil, nil
+	}
+	return u, nil
+}
+
+// Run applies sc's schedule through the Toxiproxy at u (see Apply) and
+// ends the command as fault apply does: 130 once stopped (what was in
+// force reverted), 3 when an action failed or events did not reach
+// where they go.
+func (o *ApplyOptions) Run(ctx context.Context, u *url.URL, sc *scenario.Scenario, zero func(context.Context) (time.Time, error), events Events, stdout io.Writer) error {
+	failed, err, rerr := o.Apply(ctx, u, sc, zero, events, stdout)
+	if rerr != nil {
+		err = errors.Join(err, errors.New("some events did not reach the judge or the events file"))
+	}
+	switch {
+	case ctx.Err() != nil:
+		return exitcode.Failf(exitcode.Interrupted, "stopped; the faults in force were reverted")
+	case err != nil:
+		return exitcode.Fail(exitcode.RunError, err)
+	case failed > 0:
+		return exitcode.Failf(exitcode.RunError, "%d fault action(s) failed", failed)
+	}
+	return nil
+}
+
 // Events hears of each event of an applied schedule and of its end.
 type Events interface {
 	Emit(ctx context.Context, ev record.FaultEvent)
@@ -64,7 +101,8 @@ type Events interface {
 
 // Apply runs sc's schedule through the Toxiproxy at u from zero (see
 // ApplyScheduleFrom), saying on stdout when it starts and each event,
-// which events also hears of. rerr is the events' failure to be told.
+// which events also hears of (they say their own failures). rerr is the
+// events' failure to be told.
 func (o *ApplyOptions) Apply(ctx context.Context, u *url.URL, sc *scenario.Scenario, zero func(context.Context) (time.Time, error), events Events, stdout io.Writer) (failed int, err, rerr error) {
 	var start time.Time
 	failed, err = ApplyScheduleFrom(ctx, u.String(), sc, zero, o.Wait,

@@ -1,12 +1,15 @@
 package gameday
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 )
 
 // ClientFlags are the flags of the commands that call a running game day
@@ -40,6 +43,44 @@ func (f *ClientFlags) Client() (*Client, error) {
 	return c, nil
 }
 
+// Call calls the game day the flags name: bad flags and a request the
+// game day refuses (4xx) end the command with exit 2, anything else that
+// fails with 3 (130 once ctx is interrupted).
+func (f *ClientFlags) Call(ctx context.Context, call func(context.Context, *Client) error) error {
+	c, err := f.Client()
+	if err != nil {
+		return exitcode.Fail(exitcode.Usage, err)
+	}
+	err = call(ctx, c)
+	if _, ok := exitcode.As(err); err == nil || ok {
+		return err
+	}
+	if Refused(err) {
+		return exitcode.Fail(exitcode.Usage, err)
+	}
+	return exitcode.Fail(exitcode.Harness(ctx), err)
+}
+
+// ListFaults writes the faults in force at c's game day to w (fault list).
+func ListFaults(ctx context.Context, c *Client, w io.Writer) error {
+	list, err := c.List(ctx)
+	if err != nil {
+		return err
+	}
+	WriteFaults(w, list)
+	return nil
+}
+
+// ClearFault reverts fault name at c's game day, by who, and says so on w
+// (fault clear).
+func ClearFault(ctx context.Context, c *Client, name, by string, w io.Writer) error {
+	if err := c.Clear(ctx, name, by); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "cleared %s\n", name)
+	return nil
+}
+
 // AddFlags are fault add's flags: the fault to inject.
 type AddFlags struct {
 	FaultRequest
@@ -66,6 +107,21 @@ func (f *AddFlags) Request() (FaultRequest, error) {
 	var err error
 	req.Attributes, err = ParseAttrs(f.Attrs)
 	return req, err
+}
+
+// Inject injects the fault the flags describe at c's game day and says so
+// on w (fault add); bad flags exit 2.
+func (f *AddFlags) Inject(ctx context.Context, c *Client, w io.Writer) error {
+	req, err := f.Request()
+	if err != nil {
+		return exitcode.Fail(exitcode.Usage, err)
+	}
+	af, err := c.Add(ctx, req)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "injected %s: %s\n", af.Name, af.Describe)
+	return nil
 }
 
 // WriteFaults writes the faults in force, one a line, to w.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/runner/batch"
 )
 
 // The events endpoint's paths: fault apply asks for load's start (the
@@ -288,7 +289,9 @@ func (r *Reporter) Done(ctx context.Context, failed int) error {
 type EventReport struct {
 	Reporter *Reporter
 	File     io.Writer
-	errs     []error
+	// Log, when set, hears of each failure to pass an event on, at Done.
+	Log  io.Writer
+	errs []error
 }
 
 // Emit passes ev on.
@@ -307,12 +310,16 @@ func (e *EventReport) Emit(ctx context.Context, ev record.FaultEvent) {
 }
 
 // Done tells the judge the schedule ended; the error joins every failure
-// to pass an event on.
+// to pass an event on, which Log hears of line by line.
 func (e *EventReport) Done(ctx context.Context, failed int) error {
 	if e.Reporter != nil {
 		if err := e.Reporter.Done(ctx, failed); err != nil {
 			e.errs = append(e.errs, err)
 		}
 	}
-	return errors.Join(e.errs...)
+	err := errors.Join(e.errs...)
+	if e.Log != nil {
+		batch.PrintLines(e.Log, "chaosrun fault apply: reporting", err)
+	}
+	return err
 }

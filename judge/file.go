@@ -10,6 +10,7 @@ import (
 
 	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/workloads"
 	"github.com/chaosrun/chaosrun/workloads/stream"
@@ -45,7 +46,11 @@ func FromFiles(ctx context.Context, sc *scenario.Scenario, o FileOptions) (*reco
 		return nil, errors.New("no results file")
 	}
 	rec := newRecord(sc, o.Versions)
-	keep := workloads.KeepMetric(sc)
+	tl := o.Timeline
+	if tl != nil && tl.FromRecord {
+		rec.ScriptChecks, rec.LoadParts, rec.Aborted = tl.ScriptChecks, tl.LoadParts, tl.Aborted
+	}
+	keep := runner.KeepAlso(workloads.KeepMetric(sc), runner.ScriptChecksOf(rec))
 	var lists [][]record.Window
 	var bad []error
 	for _, f := range o.Files {
@@ -68,7 +73,6 @@ func FromFiles(ctx context.Context, sc *scenario.Scenario, o FileOptions) (*reco
 	}
 	rec.Windows = ws
 	var events []record.FaultEvent
-	tl := o.Timeline
 	switch {
 	case tl != nil && tl.FromRecord:
 		rec.Start, rec.End, rec.Faults, rec.Scrapes, rec.EndChecks = tl.Start, tl.End, tl.Faults, tl.Scrapes, tl.EndChecks

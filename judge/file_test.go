@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/internal/workdir"
@@ -181,6 +182,63 @@ func TestReadTimelineFile(t *testing.T) {
 			_, err := ReadTimelineFile(context.Background(), wd, tc.file)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestFromFilesJudgesAsTheRunDid: with a run record's timeline the judge
+// carries what the run knew of its load — the script's thresholds, k6's
+// own exit 99, an abort — and gives the run's verdicts: the script's
+// thresholds judged (source script), k6's exit 99 failing its threshold,
+// and an aborted run not judged as load that ended early.
+func TestFromFilesJudgesAsTheRunDid(t *testing.T) {
+	sc := testScenario()
+	files := []string{writeResults(t, t.TempDir(), "0/1", shardWindows(t, 0, 1), true)}
+	thresholds := []record.ScriptCheck{
+		{Assertion: "threshold http_req_duration", Metric: "http_req_duration", Window: "all", Check: "p(95)<1000"},
+		{Assertion: "threshold http_req_duration", Metric: "http_req_duration", Window: "all", Check: "max<100"},
+	}
+	tests := []struct {
+		name string
+		run  record.Run
+		want []string // verdicts after the scenario's three
+	}{
+		{"script thresholds", record.Run{End: t0.Add(10 * time.Second), ScriptChecks: thresholds},
+			[]string{"threshold http_req_duration p(95)<1000: pass", "threshold http_req_duration max<100: FAIL"}},
+		{"k6 exit 99 over the same samples", record.Run{End: t0.Add(10 * time.Second), ScriptChecks: thresholds[:1],
+			LoadParts: []record.LoadPart{{Name: "k6", ExitCode: 99, ThresholdsCrossed: true, Crossed: []record.Threshold{{Key: "http_req_duration", Expr: "p(95)<1000"}}}}},
+			[]string{"threshold http_req_duration p(95)<1000: FAIL"}},
+		{"aborted", record.Run{End: t0.Add(5 * time.Second), Aborted: `abortOnFail: fast: "p(99) < 100ms" failed after 5s of load`}, nil},
+		{"ended early", record.Run{End: t0.Add(5 * time.Second)}, []string{"load ran for its planned duration: FAIL"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			run := tc.run
+			run.SchemaVersion, run.Start, run.Faults = record.SchemaVersion, t0, events()
+			b, err := json.Marshal(&run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tl, err := ReadTimeline("run.json", b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, err := FromFiles(context.Background(), sc, FileOptions{Files: files, Timeline: &tl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := verdictsOf(rec)
+			if len(got) < 3 || !slices.Equal(got[3:], tc.want) {
+				t.Errorf("verdicts %q, want the scenario's three and %q", got, tc.want)
+			}
+			if rec.Aborted != run.Aborted {
+				t.Errorf("aborted %q, want %q", rec.Aborted, run.Aborted)
+			}
+			for _, v := range rec.Verdicts[3:] {
+				if strings.HasPrefix(v.Assertion, "threshold ") && v.Source != record.SourceScript {
+					t.Errorf("verdict %s: source %q, want script", v.Assertion, v.Source)
+				}
 			}
 		})
 	}

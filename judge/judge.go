@@ -28,9 +28,10 @@ func newRecord(sc *scenario.Scenario, versions map[string]string) *record.Run {
 }
 
 // Fill gives rec its fault timeline, the faults never applied and the
-// verdicts of sc's assertions, as a run does: events are the faults'
-// events (nil when rec already holds its timeline, ownFaults), plus the
-// changes a k6 script made through the extension, read from the windows.
+// verdicts, as a run does (runner.Verdicts, with the load's own checks
+// the record keeps): events are the faults' events (nil when rec already
+// holds its timeline, ownFaults), plus the changes a k6 script made
+// through the extension, read from the windows.
 func Fill(sc *scenario.Scenario, rec *record.Run, events []record.FaultEvent, ownFaults bool) {
 	if !ownFaults {
 		scripted, err := runner.ScriptFaultEvents(rec)
@@ -46,14 +47,8 @@ func Fill(sc *scenario.Scenario, rec *record.Run, events []record.FaultEvent, ow
 			fail(rec, fmt.Errorf("fault %s could not be applied: %s", ev.Fault, ev.Error))
 		}
 	}
-	rec.NotApplied = runner.NotApplied(sc, rec)
 	rec.Problems = append(rec.Problems, missingSources(sc, rec)...)
-	rec.Verdicts = append(assertions.Evaluate(rec, sc.Assertions), rec.Verdicts...)
-	if v, ok := runner.LoadEndedEarly(rec); ok {
-		rec.Verdicts = append(rec.Verdicts, v)
-		rec.Problems = append(rec.Problems, fmt.Sprintf("load ended after %s of its planned %s",
-			time.Duration(v.To).Round(time.Millisecond), time.Duration(rec.Planned)))
-	}
+	rec.Problems = append(rec.Problems, runner.Verdicts(sc, rec, runner.ScriptChecksOf(rec))...)
 }
 
 // fail marks rec incomplete with err as a problem.

@@ -31,11 +31,12 @@ func (f *ReportFlags) Register(fl *pflag.FlagSet, token string) {
 	fl.StringVar(&f.EventsOut, "events-out", "", "write each event to this file, one JSON object a line (chaosrun judge --faults reads it)")
 }
 
-// Open makes the event report and the schedule's zero (load's start at
-// the judge, waited for up to wait, plus delay; or now plus delay), with
-// paths resolved against wd; close closes the events file.
+// Open makes the event report, which says its failures on stderr, and
+// the schedule's zero (load's start at the judge, waited for up to wait,
+// plus delay; or now plus delay), with paths resolved against wd (read
+// until ctx ends); close closes the events file.
 func (f *ReportFlags) Open(ctx context.Context, wd workdir.FS, stderr io.Writer, delay, wait time.Duration) (*EventReport, func(context.Context) (time.Time, error), func(), error) {
-	rep := &EventReport{}
+	rep := &EventReport{Log: stderr}
 	zero := func(context.Context) (time.Time, error) { return time.Now().Add(delay), nil }
 	closeFn := func() {}
 	if f.To != "" {

@@ -15,16 +15,22 @@ import (
 )
 
 // Timeline is what a judge of results files knows beside the windows:
-// the fault events and, from a run record, when load ran and what the
-// services said (/metrics, end checks).
+// the fault events and, from a run record, when load ran, what the
+// services said (/metrics, end checks) and what the load said of itself.
 type Timeline struct {
 	Faults []record.FaultEvent
-	// FromRecord says the timeline is a run record's: Start, End, Scrapes,
-	// EndChecks and Faults (scripted ones included) are the run's.
+	// FromRecord says the timeline is a run record's: the fields below
+	// and Faults (scripted ones included) are the run's.
 	FromRecord bool
 	Start, End time.Time
 	Scrapes    []record.Scrape
 	EndChecks  []record.EndCheck
+	// ScriptChecks are the load's own checks (a k6 script's thresholds),
+	// LoadParts how its processes ended (k6's own verdicts), Aborted why
+	// an abortOnFail check stopped the run.
+	ScriptChecks []record.ScriptCheck
+	LoadParts    []record.LoadPart
+	Aborted      string
 }
 
 // maxTimelineLine bounds one line of an events file (a run record is one
@@ -134,7 +140,8 @@ func readRecordTimeline(name string, b []byte) (Timeline, error) {
 			return Timeline{}, fmt.Errorf("%s: run record: faults[%d]: %w", name, i, err)
 		}
 	}
-	return Timeline{Faults: r.Faults, FromRecord: true, Start: r.Start, End: r.End, Scrapes: r.Scrapes, EndChecks: r.EndChecks}, nil
+	return Timeline{Faults: r.Faults, FromRecord: true, Start: r.Start, End: r.End, Scrapes: r.Scrapes, EndChecks: r.EndChecks,
+		ScriptChecks: r.ScriptChecks, LoadParts: r.LoadParts, Aborted: r.Aborted}, nil
 }
 
 // parseEvent decodes one fault event line strictly.

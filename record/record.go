@@ -65,6 +65,9 @@ type Run struct {
 	// LoadParts say how each load process ended (k6: its exit code and
 	// whether its own thresholds were crossed).
 	LoadParts []LoadPart `json:"load_parts,omitempty"`
+	// ScriptChecks are the load's own checks (a k6 script's thresholds),
+	// judged beside the scenario's assertions (verdicts of source script).
+	ScriptChecks []ScriptCheck `json:"script_checks,omitempty"`
 }
 
 // WindowSource yields a run's windows in start order.

@@ -20,7 +20,10 @@ func fullRun(t *testing.T) *Run {
 	r.Incomplete = true
 	r.Aborted = `abortOnFail: fast: "p(99) < 10ms" failed at +2s`
 	r.NotApplied = []NotApplied{{Fault: "late", Kind: "stop", Target: "vault", Start: Duration(50 * time.Second), Reason: "load ended before its start"}}
-	r.LoadParts = []LoadPart{{Name: "k6 shard 2 of 3", ExitCode: 99, ThresholdsCrossed: true, Ran: Duration(3 * time.Second)}}
+	r.LoadParts = []LoadPart{{Name: "k6 shard 2 of 3", ExitCode: 99, ThresholdsCrossed: true, PID: 4242,
+		Crossed: []Threshold{{Key: "http_req_failed", Expr: "rate<0.01"}}, Ran: Duration(3 * time.Second)}}
+	r.ScriptChecks = []ScriptCheck{{Assertion: "threshold http_req_failed", Metric: "http_req_failed", Window: "all", Check: "rate<0.01",
+		AbortOnFail: true, DelayAbortEval: Duration(10 * time.Second)}}
 	r.Verdicts = append(r.Verdicts,
 		Verdict{Assertion: "threshold http_req_failed", Check: "rate<0.01", Metric: "http_req_failed", Window: "all", Source: SourceScript},
 		Verdict{Assertion: "load ran its planned duration", Check: "duration >= 3s", Window: "all", From: Duration(-time.Millisecond), Source: SourceRun, Error: "ended early"})
@@ -68,6 +71,7 @@ func TestSchemaRejects(t *testing.T) {
 		{"time not RFC 3339", func(m map[string]any) { m["start"] = "yesterday" }, "is not valid date-time"},
 		{"unknown verdict source", func(m map[string]any) { at(m, "verdicts", 1)["source"] = "scenario" }, "value must be one of 'script', 'run'"},
 		{"load part without exit code", func(m map[string]any) { delete(at(m, "load_parts", 0), "exit_code") }, "missing property 'exit_code'"},
+		{"script check without its check", func(m map[string]any) { delete(at(m, "script_checks", 0), "check") }, "missing property 'check'"},
 		{"not-applied fault without reason", func(m map[string]any) { delete(at(m, "not_applied", 0), "reason") }, "missing property 'reason'"},
 		{"aborted not a string", func(m map[string]any) { m["aborted"] = true }, "got boolean, want string"},
 	}

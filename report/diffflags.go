@@ -1,10 +1,15 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/pflag"
+
+	"github.com/chaosrun/chaosrun/internal/exitcode"
+	"github.com/chaosrun/chaosrun/internal/workdir"
 )
 
 // DiffFlags are chaosrun diff's flags: the comparison's options, whether
@@ -49,4 +54,31 @@ func (f *DiffFlags) Options() (DiffOptions, error) {
 	}
 	o.NoKeyFigures = f.AssertionsOnly
 	return o, nil
+}
+
+// Diff is chaosrun diff: it compares the run records base and head name
+// (paths resolve against wd), prints the comparison on stdout and writes
+// --json's and --markdown's files. Exit 1 on a significant regression; 2
+// on bad flags or when nothing could be compared; 3 when a record cannot
+// be read or is of a failed run. It gives up when ctx ends.
+func (f *DiffFlags) Diff(ctx context.Context, wd workdir.FS, stdout io.Writer, base, head string) error {
+	o, err := f.Options()
+	if err != nil {
+		return exitcode.Fail(exitcode.Usage, err)
+	}
+	d, err := CompareFiles(ctx, wd.Path(base), wd.Path(head), o)
+	if d == nil {
+		return exitcode.Fail(exitcode.RunError, err)
+	}
+	d.Table(stdout)
+	if werr := d.WriteFiles(wd.Path(f.JSON), wd.Path(f.Markdown)); werr != nil {
+		return exitcode.Fail(exitcode.RunError, werr)
+	}
+	if err != nil {
+		return exitcode.Fail(exitcode.Usage, err)
+	}
+	if d.Regressed() {
+		return exitcode.Exit(exitcode.Breach)
+	}
+	return nil
 }

@@ -1,10 +1,17 @@
 package report
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/chaosrun/chaosrun/internal/exitcode"
+	"github.com/chaosrun/chaosrun/internal/workdir"
 )
 
 func TestDiffFlagsOptions(t *testing.T) {
@@ -38,6 +45,52 @@ func TestDiffFlagsOptions(t *testing.T) {
 			}
 			if o.Iterations != 2000 || o.Confidence != 0.99 || o.NoKeyFigures != f.AssertionsOnly {
 				t.Errorf("options %+v from %q", o, tt.args)
+			}
+		})
+	}
+}
+
+// TestDiffCommand: diff's command line, from its flags to its exit code:
+// 0 nothing regressed, 1 a regression (the files still written), 2 bad
+// flags, 3 a record that cannot be read.
+func TestDiffCommand(t *testing.T) {
+	runs, err := filepath.Abs(filepath.Join("testdata", "runs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd := workdir.FS{FS: os.DirFS("/"), Dir: runs}
+	tests := []struct {
+		name, args, base, head string
+		code                   int
+		stdout                 string
+	}{
+		{"same code", "", "base1.json", "base3.json", exitcode.OK, "no significant regression: 26 figures compared"},
+		{"halved bulkhead", "--json {out}/d.json --markdown {out}/d.md", "base1.json", "halved1.json", exitcode.Breach, "REGRESSION: 1 of 26 figures significantly worse"},
+		{"bad confidence", "--confidence 1.5", "base1.json", "base3.json", exitcode.Usage, ""},
+		{"a missing record", "", "base1.json", "nope.json", exitcode.RunError, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			var f DiffFlags
+			fl := pflag.NewFlagSet("diff", pflag.ContinueOnError)
+			f.Register(fl)
+			if err := fl.Parse(strings.Fields(strings.ReplaceAll(tt.args, "{out}", out))); err != nil {
+				t.Fatal(err)
+			}
+			var stdout bytes.Buffer
+			err := f.Diff(context.Background(), wd, &stdout, tt.base, tt.head)
+			code := exitcode.OK
+			if ee, ok := exitcode.As(err); ok {
+				code = ee.Code
+			}
+			if code != tt.code || !strings.Contains(stdout.String(), tt.stdout) {
+				t.Fatalf("exit %d (%v), want %d; stdout %q, want %q", code, err, tt.code, stdout.String(), tt.stdout)
+			}
+			for _, p := range []string{f.JSON, f.Markdown} {
+				if _, err := os.Stat(p); p != "" && err != nil {
+					t.Error(err)
+				}
 			}
 		})
 	}

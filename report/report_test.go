@@ -10,19 +10,57 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaosrun/chaosrun/internal/testenv"
 	"github.com/chaosrun/chaosrun/record"
 )
 
 // breachRun is a recorded run with one breached check, one that could not
-// be evaluated, and a problem: every branch of the renderers.
+// be evaluated, a problem and a fault not applied: every branch of the
+// renderers.
 func breachRun(t *testing.T) *record.Run {
 	r := recorded(t, "base2")
 	r.Verdicts = append(r.Verdicts, record.Verdict{Assertion: "cash-fast", Check: "p(99) < 100ms", Metric: "http_req_duration{api:Nope}",
 		Window: "during slow-vault", Error: "no samples of http_req_duration{api:Nope} in during slow-vault"})
 	r.Problems = []string{"k6: 3 dropped iterations <&>"}
+	r.NotApplied = []record.NotApplied{lateVault}
 	return r
+}
+
+// lateVault is a fault planned after load ended.
+var lateVault = record.NotApplied{Fault: "late-vault", Kind: "latency", Target: "bank->vault", Start: record.Duration(50 * time.Second),
+	Reason: "load ended after 30.012s, before its start"}
+
+// TestNotAppliedInEveryReport: a fault not applied is in every report
+// WriteAll writes, with its name, its planned start and why.
+func TestNotAppliedInEveryReport(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteAll(dir, breachRun(t)); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"run.json", []string{`"not_applied":[{"fault":"late-vault","kind":"latency","target":"bank-\u003evault","start":"50s","reason":"load ended after 30.012s, before its start"}]`}},
+		{"summary.md", []string{"| late-vault | latency | bank->vault | not applied: load ended after 30.012s, before its start | +50s | - | - |"}},
+		{"report.html", []string{"<td>late-vault</td><td>latency</td><td>bank-&gt;vault</td><td>not applied</td><td>&#43;50s</td><td>-</td><td>load ended after 30.012s, before its start</td>"}},
+		{"junit.xml", []string{`<testcase name="fault late-vault"`, `<skipped message="fault late-vault (latency on bank-&gt;vault, planned at +50s): load ended after 30.012s, before its start" type="not applied">`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.file, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join(dir, tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(string(b), w) {
+					t.Errorf("%s lacks %s", tc.file, w)
+				}
+			}
+		})
+	}
 }
 
 // TestLazyRecordReportsTheSame: a record opened without its windows, read
@@ -40,7 +78,11 @@ func TestLazyRecordReportsTheSame(t *testing.T) {
 func TestMarkdownGolden(t *testing.T) {
 	base, head := recorded(t, "base1"), recorded(t, "halved1")
 	golden(t, "base1.md", []byte(Markdown(base)))
-	golden(t, "breach.md", []byte(Markdown(breachRun(t))))
+	breach := Markdown(breachRun(t))
+	golden(t, "breach.md", []byte(breach))
+	if !strings.Contains(breach, "| late-vault | latency | bank->vault | not applied: ") {
+		t.Errorf("breach.md does not list the fault not applied:\n%s", breach)
+	}
 	d, err := Compare([]*record.Run{base}, []*record.Run{head}, DiffOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +101,7 @@ func TestJUnitGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "junit.xml", b)
-	for _, want := range []string{`tests="8" failures="1" errors="2"`, `<failure message="observed 61.7ms, bound 4.25ms (check p(99) &lt; 1.5 * baseline) over http_req_duration{api:TransactCheck} during slow-vault +2s settle [+12.004s, +20.003s), 700 samples" type="breach">`} {
+	for _, want := range []string{`tests="9" failures="1" errors="2"`, `tests="4" failures="1" errors="1" skipped="1"`, `<skipped message="fault late-vault (latency on bank-&gt;vault, planned at +50s)`, `<failure message="observed 61.7ms, bound 4.25ms (check p(99) &lt; 1.5 * baseline) over http_req_duration{api:TransactCheck} during slow-vault +2s settle [+12.004s, +20.003s), 700 samples" type="breach">`} {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("junit lacks %s", want)
 		}
@@ -105,6 +147,8 @@ var (
 	reShade  = regexp.MustCompile(`<path [^>]*style="fill:#E54F3B;fill-opacity:`)
 	reLabel  = regexp.MustCompile(`(?s)<text[^>]*fill:#AA281E">\s*([^<]*)</text>`)
 	reRow    = regexp.MustCompile(`<tr><td class="(pass|fail)">`)
+	reFaults = regexp.MustCompile(`(?s)<h2>Fault timeline</h2>.*?</table>`)
+	reFault  = regexp.MustCompile(`<tr><td>([^<]*)</td><td>[^<]*</td><td>[^<]*</td><td>([^<]*)</td><td>([^<]*)</td>`)
 	reRemote = regexp.MustCompile(`(?i)(src|href)="(https?:)?//|@import|url\(`)
 )
 
@@ -122,6 +166,9 @@ func htmlOutline(t *testing.T, page []byte) string {
 	}
 	for _, m := range reRow.FindAllStringSubmatch(s, -1) {
 		fmt.Fprintf(&b, "row %s\n", m[1])
+	}
+	for _, m := range reFault.FindAllStringSubmatch(reFaults.FindString(s), -1) {
+		fmt.Fprintf(&b, "fault %s %s at %s\n", m[1], m[2], m[3])
 	}
 	for _, m := range reFigure.FindAllStringSubmatch(s, -1) {
 		var labels []string
@@ -143,6 +190,11 @@ func TestHTMLGolden(t *testing.T) {
 	}
 	out := htmlOutline(t, page)
 	golden(t, "base1.html.outline", []byte(out))
+	breach, err := HTML(breachRun(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "breach.html.outline", []byte(htmlOutline(t, breach)))
 	// Every plot shades and labels the one fault.
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		if strings.HasPrefix(line, "plot ") && !strings.Contains(line, "shaded 1, labels [slow-vault]") {

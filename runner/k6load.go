@@ -3,12 +3,10 @@ package runner
 import (
 	"context"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/chaosrun/chaosrun/assertions"
@@ -71,7 +69,7 @@ func K6(c K6Config) NewLoad {
 		var notes []string
 		e.spec.Duration, notes = schedule(opts, own.Flags, spec.Duration)
 		checks, cnotes := ThresholdChecks(opts.Thresholds, own.Flags)
-		spec.Keep = keepAlso(spec.Keep, checks)
+		spec.Keep = KeepAlso(spec.Keep, checks)
 		return &k6Load{Load: NewShardedLoad(e, c.Shards, spec, c.Results), engine: e, checks: checks, notes: append(notes, cnotes...)}, nil
 	}
 }
@@ -121,8 +119,8 @@ func ThresholdChecks(ts []k6run.Threshold, flags []string) ([]scenario.Assertion
 	return out, nil
 }
 
-// keepAlso keeps the metrics checks read besides what keep keeps.
-func keepAlso(keep func(string) bool, checks []scenario.Assertion) func(string) bool {
+// KeepAlso keeps the metrics checks read besides what keep keeps.
+func KeepAlso(keep func(string) bool, checks []scenario.Assertion) func(string) bool {
 	if len(checks) == 0 {
 		return keep
 	}
@@ -144,7 +142,15 @@ type k6Load struct {
 }
 
 func (l *k6Load) ScriptChecks() []scenario.Assertion { return l.checks }
-func (l *k6Load) Parts() []record.LoadPart           { return l.engine.ends() }
+
+// PartCount is how many k6 processes send windows.
+func (l *k6Load) PartCount() int {
+	if pc, ok := l.Load.(PartCounter); ok {
+		return pc.PartCount()
+	}
+	return 0
+}
+func (l *k6Load) Parts() []record.LoadPart { return l.engine.parts.list() }
 
 // Collect adds the load's notes to the shards' windows and notes.
 func (l *k6Load) Collect(d time.Duration) (record.WindowSource, []string, error) {
@@ -156,16 +162,15 @@ func (l *k6Load) Collect(d time.Duration) (record.WindowSource, []string, error)
 type k6Engine struct {
 	spec   k6run.Spec
 	outDir string
-
-	mu    sync.Mutex
-	parts map[int]record.LoadPart
+	parts  partLog
 }
 
 func (*k6Engine) Name() string { return "k6" }
 
 // RunShard runs k6 for shard sh in its folder; crossed thresholds (exit
 // 99) are not a failure of the load: they are judged over the merged
-// stream, and recorded in the shard's end.
+// stream, and recorded in the shard's part with the thresholds k6's
+// summary names.
 func (e *k6Engine) RunShard(ctx context.Context, sh Shard) error {
 	s := e.spec
 	s.StreamAddr, s.StreamToken, s.StreamOptions, s.LogPath = sh.StreamAddr, sh.StreamToken, sh.StreamOptions, sh.LogPath
@@ -182,15 +187,18 @@ func (e *k6Engine) RunShard(ctx context.Context, sh Shard) error {
 		}
 		s.SummaryPath, s.SummaryExport = filepath.Join(s.Dir, "summary.txt"), filepath.Join(s.Dir, "summary.json")
 	}
-	res, err := k6run.Run(ctx, s)
+	res, err := k6run.RunNotify(ctx, s, func(pid int) { e.parts.started(sh, pid) })
 	if res.PID != 0 {
-		e.mu.Lock()
-		if e.parts == nil {
-			e.parts = map[int]record.LoadPart{}
+		var crossed []record.Threshold
+		if res.ThresholdsFailed && s.SummaryExport != "" {
+			ts, _ := k6run.CrossedThresholds(s.SummaryExport) // none known when k6 wrote no summary
+			for _, t := range ts {
+				crossed = append(crossed, record.Threshold{Key: t.Key, Expr: t.Expr})
+			}
 		}
-		e.parts[sh.Index] = record.LoadPart{Name: sh.Name, ExitCode: res.ExitCode, ThresholdsCrossed: res.ThresholdsFailed,
-			Ran: record.Duration(res.Duration)}
-		e.mu.Unlock()
+		e.parts.update(sh, func(p *record.LoadPart) {
+			p.PID, p.ExitCode, p.ThresholdsCrossed, p.Crossed, p.Ran = res.PID, res.ExitCode, res.ThresholdsFailed, crossed, record.Duration(res.Duration)
+		})
 	}
 	switch {
 	case err != nil:
@@ -199,17 +207,6 @@ func (e *k6Engine) RunShard(ctx context.Context, sh Shard) error {
 		return fmt.Errorf("exited with code %d%s", res.ExitCode, tailOf(res))
 	}
 	return nil
-}
-
-// ends are how the shards that ended did, in shard order.
-func (e *k6Engine) ends() []record.LoadPart {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []record.LoadPart
-	for _, i := range slices.Sorted(maps.Keys(e.parts)) {
-		out = append(out, e.parts[i])
-	}
-	return out
 }
 
 // segments returns k6's --execution-segment flags for shard i of n.

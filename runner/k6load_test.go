@@ -60,8 +60,8 @@ func TestThresholdChecks(t *testing.T) {
 	if got, notes := ThresholdChecks(ts, []string{"--no-thresholds"}); got != nil || len(notes) != 1 {
 		t.Errorf("--no-thresholds: %+v, %q", got, notes)
 	}
-	keep := keepAlso(func(m string) bool { return m != "http_req_waiting" && m != "http_req_duration" }, want)
+	keep := KeepAlso(func(m string) bool { return m != "http_req_waiting" && m != "http_req_duration" }, want)
 	if !keep("http_req_duration") || keep("http_req_waiting") || !keep("http_reqs") {
-		t.Error("keepAlso does not keep the thresholds' metrics beside the others")
+		t.Error("KeepAlso does not keep the thresholds' metrics beside the others")
 	}
 }

@@ -52,6 +52,11 @@ type PartsReporter interface {
 	Parts() []record.LoadPart
 }
 
+// PartCounter is a load that says how many processes send its windows.
+type PartCounter interface {
+	PartCount() int
+}
+
 // LoadSpec is what a load needs once the testbed is up.
 type LoadSpec struct {
 	Scenario *scenario.Scenario

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/testbed"
 	"github.com/chaosrun/chaosrun/workloads/native"
 	"github.com/chaosrun/chaosrun/workloads/nativerun"
@@ -51,7 +52,7 @@ func Native(c NativeConfig) NewLoad {
 		if err != nil {
 			return nil, fmt.Errorf("native load spec: %w", err)
 		}
-		return NewShardedLoad(nativeEngine{exe: c.Executable, specFile: path, grace: s.Grace}, c.Shards, spec, c.Results), nil
+		return NewShardedLoad(&nativeEngine{exe: c.Executable, specFile: path, grace: s.Grace}, c.Shards, spec, c.Results), nil
 	}
 }
 
@@ -90,16 +91,24 @@ func NativeSpec(spec LoadSpec) (native.Spec, error) {
 type nativeEngine struct {
 	exe, specFile string
 	grace         time.Duration
+	parts         partLog
 }
 
-func (nativeEngine) Name() string { return "native" }
+func (*nativeEngine) Name() string { return "native" }
+
+// Parts are how the shards' processes ran.
+func (e *nativeEngine) Parts() []record.LoadPart { return e.parts.list() }
 
 // RunShard runs `chaosrun load` for shard sh.
-func (e nativeEngine) RunShard(ctx context.Context, sh Shard) error {
+func (e *nativeEngine) RunShard(ctx context.Context, sh Shard) error {
 	g := nativerun.DefaultGrace
 	if e.grace > 5*time.Second {
 		g += e.grace - 5*time.Second
 	}
 	return nativerun.Run(ctx, nativerun.Spec{Binary: e.exe, SpecFile: e.specFile, Shard: native.Shard{Index: sh.Index, Count: sh.Count},
-		StreamAddr: sh.StreamAddr, StreamOptions: sh.StreamOptions, StreamToken: sh.StreamToken, LogPath: sh.LogPath, Grace: g})
+		StreamAddr: sh.StreamAddr, StreamOptions: sh.StreamOptions, StreamToken: sh.StreamToken, LogPath: sh.LogPath, Grace: g,
+		Started: func(pid int) { e.parts.started(sh, pid) },
+		Exited: func(code int, ran time.Duration) {
+			e.parts.update(sh, func(p *record.LoadPart) { p.ExitCode, p.Ran = code, record.Duration(ran) })
+		}})
 }

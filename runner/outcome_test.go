@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,51 +71,67 @@ func runFake(t *testing.T, sc *scenario.Scenario, load *loadtest.Load) (*record.
 }
 
 // TestAbortOnFail: a 60 s run (a second of load every 20ms) whose
-// abortOnFail check fails at 10 s ends within delayAbortEval + 3 s of
-// load, the load told to stop, the record aborted with the reason and the
-// run failing; with the check not aborting, the same run goes to its end.
+// abortOnFail check fails at 10 s ends within 3 s of the failure, or of
+// delayAbortEval into the load when that is later (k6's meaning): the load
+// told to stop, the record's end when the load really ended (it takes
+// 300ms to stop here), the record aborted with the reason and the run
+// failing; with the check not aborting, the same run goes to its end.
 func TestAbortOnFail(t *testing.T) {
 	tests := []struct {
-		name          string
-		slowFrom      int
-		delay         time.Duration
-		abort         bool
-		minSent, most int // windows sent before load stopped
+		name     string
+		slowFrom int
+		delay    time.Duration
+		abort    bool
+		minSent  int // windows sent before load stopped
 	}{
-		{"fails at 10s, no delay", 10, 0, true, 11, 13},
-		{"fails at 10s, delay 5s", 10, 5 * time.Second, true, 11, 10 + 5 + 3},
-		{"fails at 2s, delay 8s: not before 8s", 2, 8 * time.Second, true, 9, 8 + 3},
-		{"fails but does not abort", 10, 0, false, 60, 60},
-		{"never fails", 99, 0, true, 60, 60},
+		{"fails at 10s, no delay", 10, 0, true, 11},
+		{"fails at 10s, delay 5s: no later", 10, 5 * time.Second, true, 11},
+		{"fails at 2s, delay 8s: not before 8s", 2, 8 * time.Second, true, 9},
+		{"fails but does not abort", 10, 0, false, 60},
+		{"never fails", 99, 0, true, 60},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			check := scenario.Check{Threshold: "p(99) < 100ms", AbortOnFail: tc.abort, DelayAbortEval: scenario.Duration(tc.delay)}
-			load := &loadtest.Load{Windows: latencies(t, 60, tc.slowFrom), Every: 20 * time.Millisecond, RunFor: time.Millisecond}
+			load := &loadtest.Load{Windows: latencies(t, 60, tc.slowFrom), Every: 20 * time.Millisecond, RunFor: time.Millisecond,
+				StopTakes: 300 * time.Millisecond}
 			rec, _, took := runFake(t, sixtySeconds(check), load)
-			sent := load.Sent()
-			if sent < tc.minSent || sent > tc.most {
-				t.Errorf("load stopped after %d seconds, want %d to %d (run took %s)", sent, tc.minSent, tc.most, took)
+			most := 60
+			if wantAbort := tc.abort && tc.slowFrom < 60; wantAbort {
+				most = max(tc.slowFrom, int(tc.delay/time.Second)) + 3
 			}
-			wantAbort := tc.abort && tc.slowFrom < 60
-			if (rec.Aborted != "") != wantAbort {
-				t.Fatalf("aborted %q, want abort %v", rec.Aborted, wantAbort)
+			if sent := load.Sent(); sent < tc.minSent || sent > most {
+				t.Errorf("load stopped after %d seconds, want %d to %d (run took %s)", sent, tc.minSent, most, took)
 			}
-			if !wantAbort {
-				return
+			if ended := load.EndedAt(); rec.End.Before(ended) {
+				t.Errorf("the record's end %s is before the load ended (%s later): it times the decision, not the end",
+					rec.End.Format(time.StampMicro), ended.Sub(rec.End))
 			}
-			for _, want := range []string{"abortOnFail: fast", `"p(99) < 100ms" failed`, "observed 500ms, bound 100ms"} {
-				if !strings.Contains(rec.Aborted, want) {
-					t.Errorf("aborted %q does not say %q", rec.Aborted, want)
-				}
-			}
-			if report.Passed(rec) || !strings.HasPrefix(report.Headline(rec), "ABORTED") {
-				t.Errorf("an aborted run passes: %s", report.Headline(rec))
-			}
-			if _, early := runner.LoadEndedEarly(rec); early {
-				t.Error("an aborted run is also judged as load that ended early")
-			}
+			checkAborted(t, rec, tc.abort && tc.slowFrom < 60)
 		})
+	}
+}
+
+// checkAborted checks that rec is aborted, with the reason and failing,
+// when want says so, and not otherwise.
+func checkAborted(t *testing.T, rec *record.Run, want bool) {
+	t.Helper()
+	if (rec.Aborted != "") != want {
+		t.Fatalf("aborted %q, want abort %v", rec.Aborted, want)
+	}
+	if !want {
+		return
+	}
+	for _, s := range []string{"abortOnFail: fast", `"p(99) < 100ms" failed`, "observed 500ms, bound 100ms"} {
+		if !strings.Contains(rec.Aborted, s) {
+			t.Errorf("aborted %q does not say %q", rec.Aborted, s)
+		}
+	}
+	if report.Passed(rec) || !strings.HasPrefix(report.Headline(rec), "ABORTED") {
+		t.Errorf("an aborted run passes: %s", report.Headline(rec))
+	}
+	if _, early := runner.LoadEndedEarly(rec); early {
+		t.Error("an aborted run is also judged as load that ended early")
 	}
 }
 
@@ -209,4 +226,59 @@ func encodeConst(n int, v float64) (string, error) {
 		return "", err
 	}
 	return record.EncodeHist(h)
+}
+
+// TestK6OwnVerdict: one k6 process saw every sample, so its exit 99 fails
+// the run though the windows hold the thresholds: the threshold its
+// summary names fails, or one verdict for k6's exit 99 when it names
+// none. Over several processes the merged samples rule, and a process
+// that disagrees is a problem naming it.
+func TestK6OwnVerdict(t *testing.T) {
+	held := scenario.Assertion{Name: "threshold http_req_duration", Metric: "http_req_duration", Window: "all",
+		Checks: []scenario.Check{{Threshold: "p(95)<200"}, {Threshold: "max<1000"}}}
+	crossed := func(name string, ts ...record.Threshold) record.LoadPart {
+		return record.LoadPart{Name: name, ExitCode: 99, ThresholdsCrossed: true, Crossed: ts}
+	}
+	clean := func(name string) record.LoadPart { return record.LoadPart{Name: name} }
+	tests := []struct {
+		name        string
+		parts       []record.LoadPart
+		pass        bool
+		wantFailing string // "assertion check" of a failing verdict
+		wantError   string // in that verdict's error
+		wantProblem string
+	}{
+		{"one process, the threshold named", []record.LoadPart{crossed("k6", record.Threshold{Key: "http_req_duration", Expr: "p(95)<200"})}, false,
+			"threshold http_req_duration p(95)<200", "k6 found this threshold crossed over the same samples (exit 99), though the windows give 10ms against 200ms", ""},
+		{"one process, none named", []record.LoadPart{crossed("k6")}, false,
+			"k6 thresholds k6's own verdict (exit 99)", "its summary does not say which", ""},
+		{"one process, a threshold not judged here", []record.LoadPart{crossed("k6", record.Threshold{Key: "checks", Expr: "rate>0.99"})}, false,
+			"threshold checks rate>0.99", "chaosrun does not judge it over the windows", ""},
+		{"one process, exit 0", []record.LoadPart{clean("k6")}, true, "", "", ""},
+		{"two processes, one disagrees", []record.LoadPart{clean("k6 shard 1 of 2"), crossed("k6 shard 2 of 2", record.Threshold{Key: "http_req_duration", Expr: "max<1000"})}, true,
+			"", "", "k6 disagrees: k6 shard 2 of 2 (http_req_duration: max<1000) found the script's thresholds crossed over its own share of the samples (exit 99); over every sample of the run merged they hold"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := sixtySeconds(scenario.Check{Threshold: "count > 0"})
+			sc.Workload.Duration = scenario.Duration(5 * time.Second)
+			load := &loadtest.Load{Windows: latencies(t, 5, 99), RunFor: time.Millisecond, Checks: []scenario.Assertion{held}, Ends: tc.parts}
+			rec, _, _ := runFake(t, sc, load)
+			if report.Passed(rec) != tc.pass {
+				t.Errorf("passed %v, want %v: %+v", report.Passed(rec), tc.pass, rec.Verdicts)
+			}
+			if tc.wantFailing != "" {
+				i := slices.IndexFunc(rec.Verdicts, func(v record.Verdict) bool { return v.Assertion+" "+v.Check == tc.wantFailing })
+				if i < 0 || rec.Verdicts[i].Pass || rec.Verdicts[i].Source != record.SourceScript || !strings.Contains(rec.Verdicts[i].Error, tc.wantError) {
+					t.Errorf("no failing script verdict %q saying %q: %+v", tc.wantFailing, tc.wantError, rec.Verdicts)
+				}
+			}
+			if got := strings.Join(rec.Problems, "\n"); !strings.Contains(got, tc.wantProblem) || tc.wantProblem == "" && strings.Contains(got, "k6 disagrees") {
+				t.Errorf("problems %q, want %q", got, tc.wantProblem)
+			}
+			if n := len(rec.ScriptChecks); n != 2 {
+				t.Errorf("the record keeps %d script checks, want 2: %+v", n, rec.ScriptChecks)
+			}
+		})
+	}
 }

@@ -92,6 +92,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 		return rec, nil
 	}
 	prog.setStart(rec.Start)
+	live.SetParts(s.LoadPartCount())
 
 	evs := &eventLog{active: active}
 	schedCtx, stopSched := context.WithCancel(context.Background())
@@ -122,8 +123,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 }
 
 // judge fills the record's fault timeline, the faults never applied and
-// the verdicts: the scenario's assertions, the load's own checks, and
-// whether load ran for its planned duration.
+// the verdicts (Verdicts).
 func judge(s *Session, sc *scenario.Scenario, events []record.FaultEvent) {
 	rec := s.Record()
 	scripted, serr := ScriptFaultEvents(rec)
@@ -136,16 +136,8 @@ func judge(s *Session, sc *scenario.Scenario, events []record.FaultEvent) {
 			s.Fail(fmt.Errorf("fault %s could not be %s: %s", ev.Fault, "applied", ev.Error))
 		}
 	}
-	script := assertions.Evaluate(rec, s.ScriptChecks())
-	for i := range script {
-		script[i].Source = record.SourceScript
-	}
-	k6Outcome(s, script)
-	rec.NotApplied = NotApplied(sc, rec)
-	rec.Verdicts = append(assertions.Evaluate(rec, sc.Assertions), script...)
-	if v, ok := LoadEndedEarly(rec); ok {
-		rec.Verdicts = append(rec.Verdicts, v)
-		s.Note(fmt.Sprintf("load ended by itself after %s of its planned %s", roundMS(time.Duration(v.To)), time.Duration(rec.Planned)))
+	for _, n := range Verdicts(sc, rec, s.ScriptChecks()) {
+		s.Note(n)
 	}
 }
 

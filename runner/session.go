@@ -139,6 +139,15 @@ func (s *Session) Err() error { return s.err }
 // before Start or for a load without them.
 func (s *Session) ScriptChecks() []scenario.Assertion { return s.scriptChecks }
 
+// LoadPartCount is how many processes send the load's windows; 0 before
+// Start or when the load does not say (PartCounter).
+func (s *Session) LoadPartCount() int {
+	if pc, ok := s.load.(PartCounter); ok {
+		return pc.PartCount()
+	}
+	return 0
+}
+
 // Topology is what the testbed stood up; nil before Start.
 func (s *Session) Topology() *testbed.Topology { return s.topo }
 
@@ -211,6 +220,7 @@ func (s *Session) startLoad() error {
 	s.load = ld
 	if sc, ok := ld.(ScriptChecks); ok {
 		s.scriptChecks = sc.ScriptChecks()
+		s.rec.ScriptChecks = RecordChecks(s.scriptChecks)
 		if s.o.OnScriptChecks != nil {
 			s.o.OnScriptChecks(s.scriptChecks)
 		}
@@ -277,18 +287,19 @@ func (s *Session) Await(stop <-chan struct{}) error {
 	}
 }
 
-// End marks the end of load in the record and stops it; it waits for
-// every part to end. Calling it again does nothing.
+// End stops the load, waits for every part to end and marks the end of
+// load in the record: when the last part ended (or the wait for it gave
+// up), not when it was told to stop. Calling it again does nothing.
 func (s *Session) End() {
 	if s.ended || s.load == nil {
 		return
 	}
 	s.ended = true
-	s.rec.End = time.Now()
 	s.load.Stop()
 	if err := s.load.Wait(s.o.Waits.Stop); err != nil {
 		s.Fail(err)
 	}
+	s.rec.End = time.Now()
 	s.loadEnded = true
 }
 

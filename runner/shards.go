@@ -181,6 +181,18 @@ func (l *shardedLoad) listen(ctx context.Context, i int) error {
 	return nil
 }
 
+// Parts are how the shards' processes ran, when the engine says
+// (PartsReporter).
+func (l *shardedLoad) Parts() []record.LoadPart {
+	if pr, ok := l.engine.(PartsReporter); ok {
+		return pr.Parts()
+	}
+	return nil
+}
+
+// PartCount is how many shards send windows.
+func (l *shardedLoad) PartCount() int { return l.n }
+
 // StartTime is the earliest hello of all shards.
 func (l *shardedLoad) StartTime() time.Time {
 	var t time.Time

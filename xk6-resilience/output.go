@@ -14,12 +14,15 @@ import (
 	"go.k6.io/k6/output"
 )
 
-// Timing of the output's flusher.
+// Timing of the output's flusher: the native engine's (a window written
+// 500 ms after its second, checked every 250 ms), so that windows, and
+// the checks judged live on them, come as soon on either engine.
 const (
-	flushEvery = 500 * time.Millisecond
+	flushEvery = 250 * time.Millisecond
 	// grace is how long after a second ends its window is still kept open
-	// for late samples.
-	grace = 2 * time.Second
+	// for late samples; a later one goes out as another window of the same
+	// start, which the receiver merges.
+	grace = 500 * time.Millisecond
 	// connectWait is how long Start tries to reach the TCP receiver.
 	connectWait = 3 * time.Second
 )

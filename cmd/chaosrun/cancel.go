@@ -1,6 +1,10 @@
 package main
 
-import "context"
+import (
+	"context"
+
+	"github.com/chaosrun/chaosrun/internal/exitcode"
+)
 
 // untilDone runs f, the work of a command that holds nothing to tear
 // down, and returns as soon as ctx ends (exit 130) even if f does not: a
@@ -13,6 +17,6 @@ func untilDone(ctx context.Context, f func() error) error {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		return failf(exitInterrupted, "interrupted: %v", context.Cause(ctx))
+		return exitcode.Failf(exitInterrupted, "interrupted: %v", context.Cause(ctx))
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/scenarios"
 )
 
@@ -33,7 +34,7 @@ gameday, export k8s and fault apply take the same names.`,
 		RunE: func(_ *cobra.Command, args []string) error {
 			b, err := scenarios.ReadRef(scenarios.Prefix + strings.TrimPrefix(args[0], scenarios.Prefix))
 			if err != nil {
-				return fail(exitUsage, err)
+				return exitcode.Fail(exitUsage, err)
 			}
 			_, err = st.Stdout.Write(b)
 			return err

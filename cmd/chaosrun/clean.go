@@ -15,22 +15,9 @@ func newCleanCmd(st *State) *cobra.Command {
 		Short: "remove containers and networks that killed Docker runs left",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			cli, err := docker.NewClient(ctx)
-			if err != nil {
-				return fail(exitRunError, err)
-			}
-			defer cli.Close()
-			rm, err := docker.Clean(ctx, cli, o)
-			rm.Report(st.Stdout, o.DryRun)
-			if err != nil {
-				return fail(exitRunError, err)
-			}
-			return nil
+			return o.Command(cmd.Context(), st.Stdout)
 		},
 	}
-	cmd.Flags().StringVar(&o.Run, "run", "", "only this run ID (label "+docker.LabelRun+")")
-	cmd.Flags().BoolVar(&o.All, "all", false, "also remove what runs whose harness still runs have made")
-	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "list what would go; remove nothing")
+	o.Register(cmd.Flags())
 	return cmd
 }

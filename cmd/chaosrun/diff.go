@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/report"
@@ -24,31 +22,9 @@ scenario on a side are repeated runs. Exit 1 when a figure got significantly wor
 enough); 3 when a record cannot be read, is of an incomplete run or holds no windows.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return untilDone(cmd.Context(), func() error { return diff(cmd.Context(), st, &f, args) })
+			return untilDone(cmd.Context(), func() error { return f.Diff(cmd.Context(), st.files(), st.Stdout, args[0], args[1]) })
 		},
 	}
 	f.Register(cmd.Flags())
 	return cmd
-}
-
-func diff(ctx context.Context, st *State, f *report.DiffFlags, args []string) error {
-	o, err := f.Options()
-	if err != nil {
-		return fail(exitUsage, err)
-	}
-	d, err := report.CompareFiles(ctx, st.path(args[0]), st.path(args[1]), o)
-	if d == nil {
-		return fail(exitRunError, err)
-	}
-	d.Table(st.Stdout)
-	if werr := d.WriteFiles(st.path(f.JSON), st.path(f.Markdown)); werr != nil {
-		return fail(exitRunError, werr)
-	}
-	if err != nil {
-		return fail(exitUsage, err)
-	}
-	if d.Regressed() {
-		return exit(exitBreach)
-	}
-	return nil
 }

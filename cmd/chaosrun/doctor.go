@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/doctor"
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 )
 
 // newDoctorCmd checks what runs need and says what to do about each
@@ -21,7 +22,7 @@ func newDoctorCmd(st *State) *cobra.Command {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 10*time.Second)
 			defer cancel()
 			if doctor.Check(ctx, st.Stdout, k6Options(st)) > 0 {
-				return exit(exitBreach)
+				return exitcode.Exit(exitBreach)
 			}
 			return nil
 		},

@@ -123,32 +123,38 @@ func TestJudgeE2E(t *testing.T) {
 		t.Fatalf("run's verdicts %v: want 5, cash-through-vault-fast failing", want)
 	}
 
-	t.Run("files", func(t *testing.T) { judgeFiles(t, file, dir, ran) })
+	t.Run("files", func(t *testing.T) { judgeFiles(t, file, dir, ran, exitBreach) })
 	t.Run("receive", func(t *testing.T) { judgeReceive(t, file, want) })
 	t.Run("dead shard", func(t *testing.T) { judgeDeadShard(t, file) })
 }
 
-// judgeFiles judges the run's kept streams with its record's timeline.
-func judgeFiles(t *testing.T, file, dir string, ran *record.Run) {
+// judgeFiles judges the run's kept streams (logs/results*.jsonl in dir)
+// with its record's timeline: verdict for verdict what the run decided,
+// with its exit code; a file cut in the middle is refused.
+func judgeFiles(t *testing.T, file, dir string, ran *record.Run, code int) {
 	out := t.TempDir()
-	bg := startChaosrun(t, "judge", "--out-dir", out, file, filepath.Join(dir, "logs", "results-shard1.jsonl"),
-		filepath.Join(dir, "logs", "results-shard2.jsonl"), "--faults", filepath.Join(dir, "run.json"))
-	bg.wait(t, time.Minute)
-	if code := bg.cmd.ProcessState.ExitCode(); code != exitBreach {
-		t.Fatalf("judge: exit %d, want %d\n%s", code, exitBreach, bg.stderr)
+	results, err := filepath.Glob(filepath.Join(dir, "logs", "results*.jsonl"))
+	if err != nil || len(results) == 0 {
+		t.Fatalf("no results file kept in %s: %v", dir, err)
 	}
-	got := readRecord(t, filepath.Join(out, "judge-e2e", "run.json"))
+	bg := startChaosrun(t, append(append([]string{"judge", "--out-dir", out, file}, results...), "--faults", filepath.Join(dir, "run.json"))...)
+	bg.wait(t, time.Minute)
+	if got := bg.cmd.ProcessState.ExitCode(); got != code {
+		t.Fatalf("judge: exit %d, want %d\n%s", got, code, bg.stderr)
+	}
+	got := readRecord(t, filepath.Join(out, ran.Scenario, "run.json"))
 	if len(got.Verdicts) != len(ran.Verdicts) {
 		t.Fatalf("judge: %v\nrun:   %v", outcomes(got), outcomes(ran))
 	}
 	for i, v := range ran.Verdicts {
 		g := got.Verdicts[i]
-		if g.Pass != v.Pass || g.Observed != v.Observed || g.Bound != v.Bound || g.Samples != v.Samples || g.Window != v.Window {
+		if g.Assertion != v.Assertion || g.Check != v.Check || g.Source != v.Source || g.Pass != v.Pass || g.Observed != v.Observed ||
+			g.Bound != v.Bound || g.Samples != v.Samples || g.Window != v.Window || g.Error != v.Error {
 			t.Errorf("verdict %d: judge %+v\nrun %+v", i, g, v)
 		}
 	}
 	// Cut in the middle: refused, naming the file and line.
-	b, err := os.ReadFile(filepath.Join(dir, "logs", "results-shard1.jsonl"))
+	b, err := os.ReadFile(results[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +174,7 @@ func judgeFiles(t *testing.T, file, dir string, ran *record.Run) {
 func judgeBed(t *testing.T, file string) *testbed.Topology {
 	t.Helper()
 	st := NewState()
-	sc, err := loadScenario(context.Background(), st, file, nil)
+	sc, err := st.scenarios().Load(context.Background(), file, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,26 +219,82 @@ func startShard(t *testing.T, file, bank, addr, token string, i, n int) *backgro
 		"load", file, "--shard", fmt.Sprintf("%d/%d", i, n), "--target", "bank="+bank, "--results", "tcp://"+addr)
 }
 
-func judgeReceive(t *testing.T, file string, want []string) {
-	topo := judgeBed(t, file)
-	bank, err := topo.TargetURL("bank")
-	if err != nil {
-		t.Fatal(err)
+// nativeShards starts `chaosrun load` shards of file against its bank.
+func nativeShards(t *testing.T, file string) func(topo *testbed.Topology, addr, token string, i int) *background {
+	return func(topo *testbed.Topology, addr, token string, i int) *background {
+		bank, err := topo.TargetURL("bank")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return startShard(t, file, bank, addr, token, i, 2)
 	}
+}
+
+// receiveOpts say how receiveRun runs a receive-only judge of two shards.
+type receiveOpts struct {
+	// shard starts shard i of 2, streaming to addr with token.
+	shard func(topo *testbed.Topology, addr, token string, i int) *background
+	// faults runs `fault apply --report-to` the judge.
+	faults bool
+	// margin, when set, is the judge's --margin; kill, when set, kills
+	// shard 1/2 that long after the shards started.
+	margin string
+	kill   time.Duration
+	// before, when set, runs once the judge listens on addr, before the
+	// shards start.
+	before func(topo *testbed.Topology, addr string)
+}
+
+// receiveRun stands file's services up as a cluster would run them and
+// runs a receive-only judge of two shards started as separate processes
+// (with fault apply as o says), waits for them all, and returns the judge
+// and its out dir. The shards not killed must exit 0.
+func receiveRun(t *testing.T, file string, o receiveOpts) (*background, string) {
+	t.Helper()
+	topo := judgeBed(t, file)
 	port, token, out := freePorts(t), "judge-e2e-token", t.TempDir()
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	j := startChaosrun(t, "judge", "--listen", addr, "--shards", "2", "--token", token, "--out-dir", out, file)
-	time.Sleep(time.Second)
-	fa := startChaosrun(t, "fault", "apply", "--toxiproxy", topo.ToxiproxyURL, "--report-to", "http://127.0.0.1:"+strconv.Itoa(port+1),
-		"--report-token", token, file)
-	shards := []*background{startShard(t, file, bank, addr, token, 0, 2), startShard(t, file, bank, addr, token, 1, 2)}
-	j.wait(t, 2*time.Minute)
-	fa.wait(t, 30*time.Second)
-	for _, s := range shards {
-		s.wait(t, 30*time.Second)
+	args := []string{"judge", "--listen", addr, "--shards", "2", "--token", token, "--out-dir", out, file}
+	if o.margin != "" {
+		args = append(args, "--margin", o.margin)
 	}
+	j := startChaosrun(t, args...)
+	time.Sleep(time.Second)
+	var fa *background
+	if o.faults {
+		fa = startChaosrun(t, "fault", "apply", "--toxiproxy", topo.ToxiproxyURL, "--report-to", "http://127.0.0.1:"+strconv.Itoa(port+1),
+			"--report-token", token, file)
+	}
+	if o.before != nil {
+		o.before(topo, addr)
+	}
+	shards := []*background{o.shard(topo, addr, token, 0), o.shard(topo, addr, token, 1)}
+	if o.kill > 0 {
+		time.Sleep(o.kill)
+		if err := syscall.Kill(shards[1].cmd.Process.Pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.wait(t, 2*time.Minute)
+	if fa != nil {
+		fa.wait(t, 30*time.Second)
+	}
+	for i, s := range shards {
+		s.wait(t, 30*time.Second)
+		if code := s.cmd.ProcessState.ExitCode(); code != 0 && (o.kill == 0 || i == 0) {
+			t.Errorf("shard %d/2: exit %d\n%s", i, code, s.stderr)
+		}
+	}
+	if fa != nil && fa.cmd.ProcessState.ExitCode() != 0 {
+		t.Errorf("fault apply: exit %d\n%s", fa.cmd.ProcessState.ExitCode(), fa.stderr)
+	}
+	return j, out
+}
+
+func judgeReceive(t *testing.T, file string, want []string) {
+	j, out := receiveRun(t, file, receiveOpts{shard: nativeShards(t, file), faults: true})
 	if code := j.cmd.ProcessState.ExitCode(); code != exitBreach {
-		t.Fatalf("judge: exit %d, want %d\n%s\nfault apply:\n%s", code, exitBreach, j.stderr, fa.stderr)
+		t.Fatalf("judge: exit %d, want %d\n%s", code, exitBreach, j.stderr)
 	}
 	got := outcomes(readRecord(t, filepath.Join(out, "judge-e2e", "run.json")))
 	t.Logf("judge --listen --shards 2: %v", got)
@@ -247,35 +309,34 @@ func judgeReceive(t *testing.T, file string, want []string) {
 // judgeDeadShard kills shard 1/2 mid-run and sends a stream with a wrong
 // token: the judge refuses the stranger and fails naming the dead shard.
 func judgeDeadShard(t *testing.T, file string) {
-	topo := judgeBed(t, file)
-	bank, err := topo.TargetURL("bank")
-	if err != nil {
-		t.Fatal(err)
+	stranger := func(topo *testbed.Topology, addr string) {
+		bank, err := topo.TargetURL("bank")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := startShard(t, file, bank, addr, "wrong-token", 0, 2)
+		s.wait(t, 30*time.Second)
+		if code, msg := s.cmd.ProcessState.ExitCode(), s.stderr.String(); code != exitRunError || !strings.Contains(msg, "wrong token") {
+			t.Errorf("stream with a wrong token: exit %d, want %d and the reason\n%s", code, exitRunError, msg)
+		}
 	}
-	port, token, out := freePorts(t), "judge-e2e-token", t.TempDir()
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	j := startChaosrun(t, "judge", "--listen", addr, "--shards", "2", "--token", token, "--margin", "3s", "--out-dir", out, file)
-	time.Sleep(time.Second)
-	stranger := startShard(t, file, bank, addr, "wrong-token", 0, 2)
-	stranger.wait(t, 30*time.Second)
-	if code, msg := stranger.cmd.ProcessState.ExitCode(), stranger.stderr.String(); code != exitRunError || !strings.Contains(msg, "wrong token") {
-		t.Errorf("stream with a wrong token: exit %d, want %d and the reason\n%s", code, exitRunError, msg)
+	j, out := receiveRun(t, file, receiveOpts{shard: nativeShards(t, file), margin: "3s", kill: 5 * time.Second, before: stranger})
+	msg := j.stderr.String()
+	checkDeadShard(t, j, filepath.Join(out, "judge-e2e", "run.json"))
+	if !strings.Contains(msg, "wrong token") {
+		t.Errorf("the judge did not print the refused stream:\n%s", msg)
 	}
-	shards := []*background{startShard(t, file, bank, addr, token, 0, 2), startShard(t, file, bank, addr, token, 1, 2)}
-	time.Sleep(5 * time.Second)
-	if err := syscall.Kill(shards[1].cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	j.wait(t, 2*time.Minute)
-	shards[0].wait(t, 30*time.Second)
+}
+
+// checkDeadShard checks that the judge failed (exit 3) naming shard 1/2
+// and its record is incomplete with the shard's failing verdict.
+func checkDeadShard(t *testing.T, j *background, record string) {
+	t.Helper()
 	msg := j.stderr.String()
 	if code := j.cmd.ProcessState.ExitCode(); code != exitRunError || !strings.Contains(msg, "shard 1/2: its stream ended without its end marker") {
 		t.Fatalf("judge: exit %d, want %d naming shard 1/2\n%s", code, exitRunError, msg)
 	}
-	if !strings.Contains(msg, "wrong token") {
-		t.Errorf("the judge did not print the refused stream:\n%s", msg)
-	}
-	r := readRecord(t, filepath.Join(out, "judge-e2e", "run.json"))
+	r := readRecord(t, record)
 	if !r.Incomplete || !strings.Contains(strings.Join(outcomes(r), ";"), "shard 1/2 streamed its results to their end: FAIL") {
 		t.Errorf("record: incomplete %v, verdicts %v", r.Incomplete, outcomes(r))
 	}

@@ -123,12 +123,23 @@ func assertNoDataLost(t *testing.T, r *record.Run) {
 	}
 }
 
-// assertNothingLeft checks that no process of the run is alive and none of
-// its addresses (services, Toxiproxy, proxies) accepts connections.
+// assertNothingLeft checks that no process of the run is alive — the
+// services, Toxiproxy and the load's (k6, chaosrun load) — and none of its
+// addresses (services, Toxiproxy, proxies) accepts connections.
 func assertNothingLeft(t *testing.T, r *record.Run) {
 	t.Helper()
 	if len(r.Topology) == 0 {
 		t.Fatal("run record lists no topology: cannot check cleanup")
+	}
+	if len(r.LoadParts) == 0 && !r.Incomplete {
+		t.Error("run record lists no load process: cannot check that the load ended")
+	}
+	for _, p := range r.LoadParts {
+		if p.PID <= 0 {
+			t.Errorf("load part %s has no PID in the record", p.Name)
+		} else if err := syscall.Kill(p.PID, 0); err == nil || !errors.Is(err, syscall.ESRCH) {
+			t.Errorf("load process %s (pid %d) still alive after the run", p.Name, p.PID)
+		}
 	}
 	for _, s := range r.Topology {
 		if s.PID > 0 {
@@ -274,7 +285,13 @@ func startChaosrun(t *testing.T, args ...string) *background {
 // command before it starts.
 func startChaosrunWith(t *testing.T, setup func(*exec.Cmd), args ...string) *background {
 	t.Helper()
-	cmd := exec.Command(chaosrunBinary(t), args...)
+	return startIn(t, exec.Command(chaosrunBinary(t), args...), setup)
+}
+
+// startIn starts cmd in the repository root, setup (when set) changing it
+// first; the test's cleanup kills it if the test did not wait for it.
+func startIn(t *testing.T, cmd *exec.Cmd, setup func(*exec.Cmd)) *background {
+	t.Helper()
 	cmd.Dir = repoRoot(t)
 	bg := &background{cmd: cmd, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
 	cmd.Stderr = bg.stderr

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
-
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/export/k8s"
@@ -25,35 +22,9 @@ func newExportK8sCmd(st *State) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return untilDone(cmd.Context(), func() error { return exportK8s(cmd.Context(), st, &f, args[0]) })
+			return untilDone(cmd.Context(), func() error { return f.Export(cmd.Context(), st.scenarios(), st.Stdout, st.Stderr, args[0]) })
 		},
 	}
 	f.Register(cmd.Flags(), st.Getenv("CHAOSRUN_RESULTS_TOKEN"))
 	return cmd
-}
-
-func exportK8s(ctx context.Context, st *State, f *k8s.Flags, file string) error {
-	sc, err := loadScenario(ctx, st, file, nil)
-	if err != nil {
-		return scenarioFailed(ctx, st, err)
-	}
-	o, generated, caErr := f.Settings(ctx, st.files())
-	o.ScenarioFile, o.Script, err = st.scenarios().Sources(ctx, file, sc)
-	if err := errors.Join(err, caErr); err != nil {
-		return fail(exitUsage, err)
-	}
-	m, err := k8s.Build(sc, o)
-	if err != nil {
-		return fail(exitUsage, err)
-	}
-	doc, err := m.YAML(k8s.Header(sc, file, m, o))
-	if err != nil {
-		return fail(exitRunError, err)
-	}
-	k8s.Notes(st.Stderr, m, o, generated)
-	err = f.Write(st.files(), st.Stdout, sc.Name, doc, len(m.Objects()))
-	if err != nil && f.Out != "" {
-		return fail(exitRunError, err)
-	}
-	return err
 }

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/export/metrics"
-	"github.com/chaosrun/chaosrun/report"
 )
 
 func newExportResultsCmd(st *State) *cobra.Command {
@@ -16,28 +13,7 @@ func newExportResultsCmd(st *State) *cobra.Command {
 		Short: "send finished runs to Prometheus remote write, OTLP and Grafana annotations",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := ef.Config()
-			if err == nil && !cfg.Enabled() {
-				err = fmt.Errorf("nowhere to send: give --export-prom-rw, --export-otlp or --grafana-url")
-			}
-			if err != nil {
-				return fail(exitUsage, err)
-			}
-			paths := make([]string, len(args))
-			for i, a := range args {
-				paths[i] = st.path(a)
-			}
-			runs, err := report.ReadRuns(cmd.Context(), paths)
-			if err != nil {
-				return fail(exitUsage, err)
-			}
-			code := exitOK
-			for _, r := range runs {
-				if !metrics.Send(cmd.Context(), st.Stderr, "export-results", r, cfg) {
-					code = exitRunError
-				}
-			}
-			return exit(code)
+			return ef.ExportResults(cmd.Context(), st.files(), st.Stderr, args)
 		},
 	}
 	ef.Register(cmd.Flags(), st.Getenv)

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,43 +17,14 @@ import (
 	"github.com/chaosrun/chaosrun/testbed"
 )
 
-const fakeLoadScenario = `version: 1
-name: fake-load
-services:
-  ledger: {run: ledger}
-workload:
-  script: bank.js
-  duration: 1s
-  targets: [ledger]
-assertions:
-  - name: some-load
-    metric: http_reqs
-    checks: ["count > %s"]
-`
-
-// syncBuffer is a buffer a command writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// fakeLoadScenario is the fakes' scenario, its bound (%s) to fill in.
+var fakeLoadScenario = fmt.Sprintf(loadtest.ScenarioYAML, "fake-load", "%s")
 
 // fakeState is a state whose run and gameday use a fake load and testbed.
-func fakeState(t *testing.T, load *loadtest.Load, bed *loadtest.Testbed) (*State, *syncBuffer, *syncBuffer) {
+func fakeState(t *testing.T, load *loadtest.Load, bed *loadtest.Testbed) (*State, *loadtest.Buffer, *loadtest.Buffer) {
 	t.Helper()
 	st, _, _ := testState(t)
-	var so, se syncBuffer
+	var so, se loadtest.Buffer
 	st.Stdout, st.Stderr = &so, &se
 	st.Dir = t.TempDir()
 	st.NewLoad = load.Factory()
@@ -146,7 +116,7 @@ func TestGamedayCommandWithFakeLoad(t *testing.T) {
 }
 
 // waitPage waits for an in-process game day's page URL on so.
-func waitPage(t *testing.T, so, se *syncBuffer) string {
+func waitPage(t *testing.T, so, se *loadtest.Buffer) string {
 	t.Helper()
 	page := regexp.MustCompile(`game day page: (\S+)`)
 	deadline := time.Now().Add(10 * time.Second)

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +18,7 @@ func newFaultCmd(st *State) *cobra.Command {
 }
 
 // gamedayCmd is a command that calls a running game day: it takes
-// --gameday, --token and --by, and a refused request (4xx) exits 2.
+// --gameday, --token and --by, and ends as gameday.ClientFlags.Call says.
 func gamedayCmd(st *State, cmd *cobra.Command, by *string, call func(ctx context.Context, c *gameday.Client, args []string) error) *cobra.Command {
 	var f gameday.ClientFlags
 	f.Register(cmd.Flags(), st.Getenv)
@@ -28,18 +26,7 @@ func gamedayCmd(st *State, cmd *cobra.Command, by *string, call func(ctx context
 		gameday.RegisterBy(cmd.Flags(), by)
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		c, err := f.Client()
-		if err != nil {
-			return fail(exitUsage, err)
-		}
-		err = call(cmd.Context(), c, args)
-		switch ee := (*exitError)(nil); {
-		case err == nil || errors.As(err, &ee):
-			return err
-		case gameday.Refused(err):
-			return fail(exitUsage, err)
-		}
-		return fail(harnessCode(cmd.Context()), err)
+		return f.Call(cmd.Context(), func(ctx context.Context, c *gameday.Client) error { return call(ctx, c, args) })
 	}
 	return cmd
 }
@@ -47,12 +34,7 @@ func gamedayCmd(st *State, cmd *cobra.Command, by *string, call func(ctx context
 func newFaultListCmd(st *State) *cobra.Command {
 	cmd := &cobra.Command{Use: "list --gameday URL [--token T]", Short: "list the faults in force", Args: cobra.NoArgs}
 	return gamedayCmd(st, cmd, nil, func(ctx context.Context, c *gameday.Client, _ []string) error {
-		list, err := c.List(ctx)
-		if err != nil {
-			return err
-		}
-		gameday.WriteFaults(st.Stdout, list)
-		return nil
+		return gameday.ListFaults(ctx, c, st.Stdout)
 	})
 }
 
@@ -60,11 +42,7 @@ func newFaultClearCmd(st *State) *cobra.Command {
 	var by string
 	cmd := &cobra.Command{Use: "clear --gameday URL [--token T] [--by WHO] NAME", Short: "revert a fault in force", Args: cobra.ExactArgs(1)}
 	return gamedayCmd(st, cmd, &by, func(ctx context.Context, c *gameday.Client, args []string) error {
-		if err := c.Clear(ctx, args[0], by); err != nil {
-			return err
-		}
-		fmt.Fprintf(st.Stdout, "cleared %s\n", args[0])
-		return nil
+		return gameday.ClearFault(ctx, c, args[0], by, st.Stdout)
 	})
 }
 
@@ -77,15 +55,6 @@ func newFaultAddCmd(st *State) *cobra.Command {
 	}
 	f.Register(cmd.Flags())
 	return gamedayCmd(st, cmd, &f.By, func(ctx context.Context, c *gameday.Client, _ []string) error {
-		req, err := f.Request()
-		if err != nil {
-			return fail(exitUsage, err)
-		}
-		af, err := c.Add(ctx, req)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(st.Stdout, "injected %s: %s\n", af.Name, af.Describe)
-		return nil
+		return f.Inject(ctx, c, st.Stdout)
 	})
 }

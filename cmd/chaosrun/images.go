@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/internal/exitcode"
+	"github.com/chaosrun/chaosrun/runner/batch"
 	"github.com/chaosrun/chaosrun/runner/setup"
 	"github.com/chaosrun/chaosrun/testbed/docker"
 )
@@ -22,26 +24,26 @@ func newImagesCmd(st *State) *cobra.Command {
 			ctx := cmd.Context()
 			cli, err := docker.NewClient(ctx)
 			if err != nil {
-				return fail(exitRunError, err)
+				return exitcode.Fail(exitRunError, err)
 			}
 			defer cli.Close()
 			if !list {
 				root, _ := k6Options(st).RepoRoot()
 				keep, err := docker.EnsureImages(ctx, cli, setup.ImageOptions(k6Options(st), st.Executable, root))
 				if err != nil {
-					return fail(exitRunError, err)
+					return exitcode.Fail(exitRunError, err)
 				}
 				if prune {
 					removed, err := docker.PruneImages(ctx, cli, keep)
 					for _, r := range removed {
 						fmt.Fprintf(st.Stderr, "removed image %s\n", r)
 					}
-					printLines(st, "chaosrun images", err)
+					batch.PrintLines(st.Stderr, "chaosrun images", err)
 				}
 			}
 			imgs, err := docker.ListImages(ctx, cli)
 			if err != nil {
-				return fail(exitRunError, err)
+				return exitcode.Fail(exitRunError, err)
 			}
 			docker.WriteImages(st.Stdout, imgs)
 			return nil

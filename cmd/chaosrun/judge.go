@@ -1,25 +1,13 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"path/filepath"
-	"strings"
-
 	"github.com/spf13/cobra"
 
-	"github.com/chaosrun/chaosrun/export/metrics"
 	"github.com/chaosrun/chaosrun/judge"
-	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/report"
-	"github.com/chaosrun/chaosrun/scenario"
 )
 
 func newJudgeCmd(st *State) *cobra.Command {
-	var (
-		o  judge.Options
-		ef metrics.Flags
-	)
+	var c judge.Command
 	cmd := &cobra.Command{
 		Use:   "judge [flags] SCENARIO.yaml (RESULTS.jsonl… | --listen HOST:PORT --shards N)",
 		Short: "judge a scenario over results files, or over N load shards' streams received from anywhere",
@@ -40,73 +28,9 @@ dead, no load), 130 interrupted.`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := ef.Config()
-			if err != nil {
-				return fail(exitUsage, err)
-			}
-			return runJudge(cmd.Context(), st, &o, cfg, args)
+			return c.Run(cmd.Context(), st.scenarios(), st.Stdout, st.Stderr, args)
 		},
 	}
-	o.Register(cmd.Flags(), st.Getenv("CHAOSRUN_RESULTS_TOKEN"))
-	ef.Register(cmd.Flags(), st.Getenv)
+	c.Register(cmd.Flags(), st.Getenv)
 	return cmd
-}
-
-func runJudge(ctx context.Context, st *State, o *judge.Options, cfg metrics.Config, args []string) error {
-	sc, err := loadScenario(ctx, st, args[0], o.Sets)
-	if err != nil {
-		return scenarioFailed(ctx, st, err)
-	}
-	versions := map[string]string{"chaosrun": version(), "engine": sc.Workload.EngineName()}
-	var rec *record.Run
-	switch {
-	case o.Listen != "" && len(args) > 1:
-		return failf(exitUsage, "give results files or --listen, not both")
-	case o.Listen != "":
-		ro, err := o.ReceiveOptions(ctx, st.files(), st.Stderr)
-		if err != nil {
-			return fail(exitUsage, err)
-		}
-		ro.Versions, ro.SpillDir = versions, ""
-		rec, err = judge.Receive(ctx, sc, ro)
-		if err != nil {
-			return fail(exitRunError, err)
-		}
-	default:
-		fo, err := o.FileOptions(ctx, st.files(), args[1:], versions)
-		if err != nil {
-			return fail(exitUsage, err)
-		}
-		rec, err = judge.FromFiles(ctx, sc, fo)
-		if ie := (*judge.InputError)(nil); errors.As(err, &ie) {
-			return fail(exitUsage, err)
-		}
-		if err != nil {
-			return fail(exitRunError, err)
-		}
-	}
-	defer rec.Close()
-	// Sent as run sends a finished run; a failed export is reported, not a breach.
-	if cfg.Enabled() {
-		metrics.Send(ctx, st.Stderr, "judge", rec, cfg)
-	}
-	return judgeOutcome(ctx, st, o.OutDir, sc, rec)
-}
-
-// judgeOutcome writes the record and reports and says the verdict, with
-// run's exit codes.
-func judgeOutcome(ctx context.Context, st *State, outDir string, sc *scenario.Scenario, rec *record.Run) error {
-	dir := filepath.Join(st.path(outDir), sc.Name)
-	werr := judge.WriteRecord(dir, rec, st.Stdout, st.Stderr)
-	switch {
-	case ctx.Err() != nil:
-		return failf(exitInterrupted, "%s interrupted; the record is marked incomplete", sc.Name)
-	case werr != nil:
-		return exit(exitRunError)
-	case rec.Incomplete:
-		return failf(exitRunError, "%s incomplete: %s", sc.Name, strings.Join(rec.Problems, "; "))
-	case !report.Passed(rec):
-		return failf(exitBreach, "%s breached: %s", sc.Name, strings.Join(judge.Failed(rec), ", "))
-	}
-	return nil
 }

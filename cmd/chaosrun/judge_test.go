@@ -21,7 +21,7 @@ func TestFaultApplyReportsToJudge(t *testing.T) {
 	file := writeScenario(t, applyScenario)
 	api := startToxiserver(t, "--listen", "127.0.0.1:0", "--token", "s3cret", "--proxy", "bank->ledger=127.0.0.1:0=127.0.0.1:9")
 	const token = "judge-token"
-	sc, err := loadScenario(context.Background(), NewState(), file, nil)
+	sc, err := NewState().scenarios().Load(context.Background(), file, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

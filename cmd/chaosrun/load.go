@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/chaosrun/chaosrun/workloads/native"
 	"github.com/chaosrun/chaosrun/workloads/nativerun"
 )
 
@@ -36,56 +32,9 @@ Exit codes: 0 the workload ran to its end, 2 bad usage, spec or scenario,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runLoad(cmd.Context(), st, &o, args)
+			return o.RunShard(cmd.Context(), st.scenarios(), st.Stderr, st.Getenv(resultsTokenEnv), args)
 		},
 	}
 	o.Register(cmd.Flags())
 	return cmd
-}
-
-func runLoad(ctx context.Context, st *State, o *nativerun.Options, args []string) error {
-	shard, err := o.ParseShard()
-	if err != nil {
-		return fail(exitUsage, err)
-	}
-	spec, err := loadWorkload(ctx, st, o, args)
-	if err != nil {
-		return err
-	}
-	res, err := o.ResultsTo(ctx, st.files(), st.Getenv(resultsTokenEnv))
-	if err != nil {
-		return fail(exitUsage, err)
-	}
-	if err := native.Check(spec, shard); err != nil {
-		return fail(exitUsage, err)
-	}
-	if err := nativerun.Shard(ctx, spec, shard, res, st.Stderr); err != nil {
-		return fail(harnessCode(ctx), err)
-	}
-	return nil
-}
-
-// loadWorkload is the spec the flags and arguments name: --spec's JSON,
-// or a scenario's native workload aimed at --target's URLs.
-func loadWorkload(ctx context.Context, st *State, o *nativerun.Options, args []string) (native.Spec, error) {
-	if err := o.CheckWorkload(len(args) > 0); err != nil {
-		return native.Spec{}, fail(exitUsage, err)
-	}
-	if o.Spec != "" {
-		spec, err := o.ReadSpec(ctx, st.files())
-		if err != nil {
-			return native.Spec{}, fail(exitUsage, err)
-		}
-		return spec, nil
-	}
-	sc, err := loadScenario(ctx, st, args[0], o.Sets)
-	if err != nil {
-		fmt.Fprintln(st.Stderr, err)
-		return native.Spec{}, exit(exitUsage)
-	}
-	spec, err := native.ForTargets(sc, o.Targets, o.Seed)
-	if err != nil {
-		return native.Spec{}, fail(exitUsage, err)
-	}
-	return spec, nil
 }

@@ -121,7 +121,7 @@ func TestLoadCommand(t *testing.T) {
 // results file, and checks that two shards of it add up to the whole.
 func TestLoadCommandSpec(t *testing.T) {
 	srv := okBackend(t)
-	sc, err := loadScenario(context.Background(), &State{FS: os.DirFS("/"), Dir: "/"}, writeScenario(t, strings.Replace(loadScenarioYAML, "%s", "1s", 1)), nil)
+	sc, err := (&State{FS: os.DirFS("/"), Dir: "/"}).scenarios().Load(context.Background(), writeScenario(t, strings.Replace(loadScenarioYAML, "%s", "1s", 1)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,11 +30,11 @@ func Execute(ctx context.Context, st *State, args []string) int {
 	root := newRoot(st)
 	root.SetArgs(append([]string{}, args...)) // never nil: cobra would read os.Args
 	cmd, err := root.ExecuteContextC(ctx)
-	if ee := (*exitError)(nil); errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintf(st.Stderr, "%s: %v\n", cmd.CommandPath(), ee.err)
+	if ee, ok := exitcode.As(err); ok {
+		if ee.Err != nil {
+			fmt.Fprintf(st.Stderr, "%s: %v\n", cmd.CommandPath(), ee.Err)
 		}
-		return ee.code
+		return ee.Code
 	} else if err == nil {
 		return exitOK
 	}
@@ -91,7 +91,7 @@ func group(st *State, cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command
 	}
 	cmd.RunE = func(c *cobra.Command, _ []string) error {
 		fmt.Fprint(st.Stderr, c.UsageString())
-		return exit(exitUsage)
+		return exitcode.Exit(exitUsage)
 	}
 	return cmd
 }
@@ -104,15 +104,15 @@ func harnessErrors(c *cobra.Command) {
 	if run := c.RunE; run != nil {
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			err := run(cmd, args)
-			ee := (*exitError)(nil)
+			ee, ok := exitcode.As(err)
 			switch {
 			case err == nil:
-			case cmd.Context().Err() != nil && errors.As(err, &ee):
-				ee.code = exitInterrupted
+			case cmd.Context().Err() != nil && ok:
+				ee.Code = exitInterrupted
 			case cmd.Context().Err() != nil:
-				return fail(exitInterrupted, err)
-			case !errors.As(err, &ee):
-				return fail(exitRunError, err)
+				return exitcode.Fail(exitInterrupted, err)
+			case !ok:
+				return exitcode.Fail(exitRunError, err)
 			}
 			return err
 		}
@@ -120,36 +120,4 @@ func harnessErrors(c *cobra.Command) {
 	for _, s := range c.Commands() {
 		harnessErrors(s)
 	}
-}
-
-// exitError ends a command with an exit code; Execute prints err, when
-// set, after the command's name.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return fmt.Sprintf("exit %d: %v", e.code, e.err) }
-func (e *exitError) Unwrap() error { return e.err }
-
-// exit ends a command that has said what went wrong itself.
-func exit(code int) error {
-	if code == exitOK {
-		return nil
-	}
-	return &exitError{code: code}
-}
-
-// fail ends a command with code and err; failf with a message.
-func fail(code int, err error) error { return &exitError{code: code, err: err} }
-func failf(code int, format string, args ...any) error {
-	return &exitError{code: code, err: fmt.Errorf(format, args...)}
-}
-
-// harnessCode is a harness error's exit code: 130 once ctx is interrupted.
-func harnessCode(ctx context.Context) int {
-	if ctx.Err() != nil {
-		return exitInterrupted
-	}
-	return exitRunError
 }

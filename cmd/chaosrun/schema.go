@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/report"
 	"github.com/chaosrun/chaosrun/scenario"
@@ -26,10 +27,10 @@ with --record of run records (run.json); with --diff of diff results (chaosrun d
 			}
 			b, err := gen()
 			if err != nil {
-				return fail(exitRunError, err)
+				return exitcode.Fail(exitRunError, err)
 			}
 			if _, err := st.Stdout.Write(b); err != nil {
-				return fail(exitRunError, err)
+				return exitcode.Fail(exitRunError, err)
 			}
 			return nil
 		},

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,23 +22,10 @@ func newServeCmd(st *State) *cobra.Command {
 			return servers.Names(), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case len(args) > 0 && (args[0] == "-h" || args[0] == "--help"):
+			if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 				return cmd.Help()
-			case len(args) == 0 || strings.HasPrefix(args[0], "-"):
-				fmt.Fprintf(st.Stderr, "usage: %s  (NAME: %s)\n", cmd.UseLine(), strings.Join(servers.Names(), ", "))
-				return exit(exitUsage)
 			}
-			srv, ok := servers.Lookup(args[0])
-			if !ok {
-				return failf(exitUsage, "unknown server %q (allowed: %s)", args[0], strings.Join(servers.Names(), ", "))
-			}
-			err := srv(cmd.Context(), args[1:], st.Stdout, st.Stderr)
-			if err != nil && !errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(st.Stderr, "chaosrun serve %s: %v\n", args[0], err)
-				return exit(exitUsage)
-			}
-			return nil
+			return servers.Serve(cmd.Context(), cmd.UseLine(), args, st.Stdout, st.Stderr)
 		},
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/testbed"
 )
 
@@ -22,7 +23,7 @@ func newSuperviseCmd(st *State) *cobra.Command {
 			case len(args) > 0 && args[0] == "--":
 				args = args[1:]
 			}
-			return exit(testbed.Supervise(args, st.Stderr))
+			return exitcode.Exit(testbed.Supervise(args, st.Stderr))
 		},
 	}
 }

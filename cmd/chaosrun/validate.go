@@ -17,7 +17,7 @@ func newValidateCmd(st *State) *cobra.Command {
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := loadAll(cmd.Context(), st, sets, allow, args, func(f string, sc *scenario.Scenario) {
+			_, err := st.scenarios().Scenarios(cmd.Context(), sets, allow, args, st.Stderr, func(f string, sc *scenario.Scenario) {
 				fmt.Fprintf(st.Stdout, "%s: ok (%s: %d services, %d faults, %d assertions)\n", f, sc.Name, len(sc.Services), len(sc.Faults), len(sc.Assertions))
 			})
 			return err

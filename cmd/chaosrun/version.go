@@ -14,6 +14,3 @@ func newVersionCmd(st *State) *cobra.Command {
 		Run:   func(*cobra.Command, []string) { buildinfo.Read().Print(st.Stdout) },
 	}
 }
-
-// version is this build's version, as run records carry it.
-func version() string { return buildinfo.Version() }

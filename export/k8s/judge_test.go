@@ -7,17 +7,23 @@ import (
 )
 
 // TestJudgeInTheManifests: without an outside receiver, every catalog
-// scenario a cluster can run exports with a judge that waits for as many
-// shards as the load runs, the load streaming to its Service and the fault
-// Job reporting to it; the manifests decode back and hold together.
+// scenario a cluster can run — native (an Indexed Job of chaosrun load) and
+// its k6 twins in scenarios/k6 (a k6-operator TestRun) — exports with a
+// judge that waits for as many shards as the load runs, the load streaming
+// to its Service and the fault Job reporting to it; the manifests decode
+// back and hold together.
 func TestJudgeInTheManifests(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "scenarios", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no catalog: %v", err)
+	root := filepath.Join("..", "..", "scenarios")
+	native, err := filepath.Glob(filepath.Join(root, "*.yaml"))
+	k6, err2 := filepath.Glob(filepath.Join(root, "k6", "*.yaml"))
+	if err != nil || err2 != nil || len(native) == 0 || len(k6) == 0 {
+		t.Fatalf("no catalog: %v %v", err, err2)
 	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			sc, o := load(t, filepath.Base(f))
+	testRuns := 0
+	for _, f := range append(native, k6...) {
+		name, _ := filepath.Rel(root, f)
+		t.Run(name, func(t *testing.T) {
+			sc, o := load(t, name)
 			o.Parallelism, o.ResultsToken = 3, "r"
 			if hostFaults(sc) {
 				return
@@ -40,13 +46,46 @@ func TestJudgeInTheManifests(t *testing.T) {
 			if back.JudgeJob == nil || back.JudgeService == nil {
 				t.Fatal("no judge in the manifests")
 			}
+			if got := argAfter(back.JudgeJob.Spec.Template.Spec.Containers[0].Args, "--shards"); got != "3" {
+				t.Errorf("the judge waits for %q shards, want 3", got)
+			}
 			if s := string(doc); !strings.Contains(s, "--shards\n") || !strings.Contains(s, judgeAddr()) {
 				t.Errorf("the judge or the load's results address is missing:\n%s", s)
+			}
+			if strings.HasPrefix(name, "k6"+string(filepath.Separator)) {
+				testRuns++
+				checkTestRunToJudge(t, back)
 			}
 			if back.Job != nil && argAfter(back.Job.Spec.Template.Spec.Containers[0].Args, "--report-to") != judgeEventsURL() {
 				t.Errorf("the fault Job does not report to the judge: %v", back.Job.Spec.Template.Spec.Containers[0].Args)
 			}
 		})
+	}
+	if testRuns == 0 {
+		t.Error("no k6 scenario exported: the TestRun's wiring to the judge went unchecked")
+	}
+}
+
+// checkTestRunToJudge checks that a k6 scenario's load is a TestRun of 3
+// runners streaming to the judge with the results token.
+func checkTestRunToJudge(t *testing.T, m *Manifests) {
+	t.Helper()
+	tr := m.TestRun
+	if tr == nil || m.LoadJob != nil {
+		t.Fatalf("a k6 scenario's load: TestRun %v, load Job %v; want a TestRun only", tr != nil, m.LoadJob != nil)
+	}
+	if tr.Spec.Parallelism != 3 {
+		t.Errorf("TestRun parallelism %d, want the judge's 3", tr.Spec.Parallelism)
+	}
+	if out := argAfter(strings.Fields(tr.Spec.Arguments), "--out"); out != "resilience=tcp://"+judgeAddr() {
+		t.Errorf("the TestRun's runners stream to %q, want resilience=tcp://%s", out, judgeAddr())
+	}
+	token := false
+	for _, e := range tr.Spec.Runner.Env {
+		token = token || e.Name == "K6_RESILIENCE_TOKEN" && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil
+	}
+	if !token {
+		t.Errorf("the TestRun's runners get no K6_RESILIENCE_TOKEN from the Secret: %+v", tr.Spec.Runner.Env)
 	}
 }
 

@@ -45,9 +45,11 @@ func TestGoldenManifestsMatchSchemas(t *testing.T) {
 }
 
 // TestCatalogManifestsMatchSchemas exports every catalog scenario a
-// cluster can run, native and k6 alike, with every option that adds
-// objects (results over TLS with a CA, a namespace), and checks each
-// document against its schema.
+// cluster can run, native and k6 alike, in both modes — with every option
+// that adds objects (results to a receiver elsewhere over TLS with a CA, a
+// namespace), and with the judge in the manifests (the load, the TestRun
+// of a k6 scenario included, streaming to it) — and checks each document
+// against its schema.
 func TestCatalogManifestsMatchSchemas(t *testing.T) {
 	s := mustSchemas(t)
 	root := filepath.Join("..", "..", "scenarios")
@@ -56,29 +58,49 @@ func TestCatalogManifestsMatchSchemas(t *testing.T) {
 	if err != nil || err2 != nil || len(files) == 0 || len(k6) == 0 {
 		t.Fatalf("no catalog: %v %v", err, err2)
 	}
-	kinds := map[string]bool{}
+	modes := []struct {
+		name string
+		set  func(o *Options)
+	}{
+		{"results elsewhere", func(o *Options) {
+			o.ResultsAddr, o.ResultsToken, o.ResultsCA = "harness.example:7000", "r", []byte(testCA)
+		}},
+		{"judge", func(o *Options) { o.ResultsToken = "r" }},
+	}
+	kinds := map[string]map[string]bool{}
 	for _, f := range append(files, k6...) {
 		name, _ := filepath.Rel(root, f)
 		sc, o := load(t, name)
 		if hostFaults(sc) {
 			continue // the export refuses it (TestCatalogRoundTrip)
 		}
-		t.Run(name, func(t *testing.T) {
-			o.Parallelism, o.Namespace = 3, "load-tests"
-			o.ResultsAddr, o.ResultsToken, o.ResultsCA = "harness.example:7000", "r", []byte(testCA)
-			doc := export(t, sc, o)
-			if err := s.validateStream(doc); err != nil {
-				t.Fatalf("the manifests break the schemas:\n%v", err)
-			}
-			for _, d := range splitDocs(doc) {
-				obj, _ := yamlObject(d)
-				kinds[dig(obj, "kind").(string)] = true
-			}
-		})
+		for _, mode := range modes {
+			t.Run(name+"/"+mode.name, func(t *testing.T) {
+				o := o
+				o.Parallelism, o.Namespace = 3, "load-tests"
+				mode.set(&o)
+				doc := export(t, sc, o)
+				if err := s.validateStream(doc); err != nil {
+					t.Fatalf("the manifests break the schemas:\n%v", err)
+				}
+				if judged := strings.Contains(string(doc), "name: "+JudgeName+"\n"); judged != (mode.name == "judge") {
+					t.Errorf("the manifests hold a judge: %v, want %v", judged, mode.name == "judge")
+				}
+				if kinds[mode.name] == nil {
+					kinds[mode.name] = map[string]bool{}
+				}
+				for _, d := range splitDocs(doc) {
+					obj, _ := yamlObject(d)
+					kinds[mode.name][dig(obj, "kind").(string)] = true
+				}
+			})
+		}
 	}
-	for _, k := range []string{"Namespace", "Secret", "ConfigMap", "Deployment", "Service", "Job", TestRunKind} {
-		if !kinds[k] {
-			t.Errorf("no catalog scenario exports a %s: its schema went unchecked", k)
+	for _, mode := range modes {
+		for _, k := range []string{"Namespace", "Secret", "ConfigMap", "Deployment", "Service", "Job", TestRunKind} {
+			if !kinds[mode.name][k] {
+				t.Errorf("%s: no catalog scenario exports a %s: its schema went unchecked", mode.name, k)
+			}
 		}
 	}
 }

@@ -8,7 +8,10 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/chaosrun/chaosrun/internal/exitcode"
+	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/report"
 )
 
 // Flags say where a run's series, verdicts and fault windows go (run and
@@ -55,4 +58,33 @@ func Send(ctx context.Context, stderr io.Writer, cmd string, r *record.Run, cfg 
 	}
 	fmt.Fprintf(stderr, "exported %s (run %s): %s\n", r.Scenario, RunID(r), res)
 	return true
+}
+
+// ExportResults is chaosrun export-results: it sends the finished runs
+// args name (run records or folders of them, resolved against wd) where
+// the flags say, saying how each went on stderr. Bad flags, nowhere to
+// send to and records that cannot be read exit 2; a failed sink 3.
+func (f *Flags) ExportResults(ctx context.Context, wd workdir.FS, stderr io.Writer, args []string) error {
+	cfg, err := f.Config()
+	if err == nil && !cfg.Enabled() {
+		err = fmt.Errorf("nowhere to send: give --export-prom-rw, --export-otlp or --grafana-url")
+	}
+	if err != nil {
+		return exitcode.Fail(exitcode.Usage, err)
+	}
+	paths := make([]string, len(args))
+	for i, a := range args {
+		paths[i] = wd.Path(a)
+	}
+	runs, err := report.ReadRuns(ctx, paths)
+	if err != nil {
+		return exitcode.Fail(exitcode.Usage, err)
+	}
+	code := exitcode.OK
+	for _, r := range runs {
+		if !Send(ctx, stderr, "export-results", r, cfg) {
+			code = exitcode.RunError
+		}
+	}
+	return exitcode.Exit(code)
 }

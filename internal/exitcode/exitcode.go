@@ -2,6 +2,12 @@
 // gate reads.
 package exitcode
 
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
 // The exit codes of every chaosrun command.
 const (
 	OK          = 0   // everything held
@@ -10,3 +16,48 @@ const (
 	RunError    = 3   // a harness error
 	Interrupted = 130 // ended by a signal
 )
+
+// Error ends a command with an exit code; the command line prints Err,
+// when set, after the command's name.
+type Error struct {
+	Code int
+	Err  error
+}
+
+// Error says the exit code and what went wrong.
+func (e *Error) Error() string { return fmt.Sprintf("exit %d: %v", e.Code, e.Err) }
+
+// Unwrap is what went wrong.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Exit ends a command that has said what went wrong itself: nil for OK.
+func Exit(code int) error {
+	if code == OK {
+		return nil
+	}
+	return &Error{Code: code}
+}
+
+// Fail ends a command with code and err.
+func Fail(code int, err error) error { return &Error{Code: code, Err: err} }
+
+// Failf ends a command with code and a message.
+func Failf(code int, format string, args ...any) error {
+	return &Error{Code: code, Err: fmt.Errorf(format, args...)}
+}
+
+// Harness is a harness error's exit code: Interrupted once ctx has ended,
+// else RunError.
+func Harness(ctx context.Context) int {
+	if ctx.Err() != nil {
+		return Interrupted
+	}
+	return RunError
+}
+
+// As is the Error in err's chain, if there is one.
+func As(err error) (*Error, bool) {
+	ee := (*Error)(nil)
+	ok := errors.As(err, &ee)
+	return ee, ok
+}

@@ -3,7 +3,9 @@ package layout
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -226,5 +228,32 @@ func TestNoAGPLInTheHarness(t *testing.T) {
 		if mods[bad] {
 			t.Errorf("the harness links %s, which is AGPL-3.0 (or only comes with k6): run k6 as a program instead", bad)
 		}
+	}
+}
+
+// maxCLILines bounds the CLI's own code: commands wire flags and call the
+// packages that own each job.
+const maxCLILines = 1000
+
+// TestCLIStaysThin counts the non-test lines of cmd/chaosrun's own files.
+func TestCLIStaysThin(t *testing.T) {
+	files, err := filepath.Glob("../../cmd/chaosrun/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no CLI files found: %v", err)
+	}
+	total := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += bytes.Count(raw, []byte("\n"))
+	}
+	t.Logf("cmd/chaosrun: %d non-test lines", total)
+	if total > maxCLILines {
+		t.Errorf("cmd/chaosrun has %d non-test lines, more than %d: move a command's body into the package that owns its job", total, maxCLILines)
 	}
 }

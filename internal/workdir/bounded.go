@@ -14,6 +14,9 @@ const (
 	MaxSmall = 1 << 20
 	// MaxSpec bounds a native workload spec (chaosrun load --spec).
 	MaxSpec = 16 << 20
+	// MaxScript bounds a k6 script an export carries (a Kubernetes
+	// ConfigMap holds at most 1 MiB).
+	MaxScript = 1 << 20
 	// MaxRecord bounds a run record (run.json) and a fault timeline:
 	// records are decoded as they are read, so /dev/zero or a binary file
 	// fails at its first byte; a well-formed one is held whole in memory.

@@ -20,24 +20,9 @@ import (
 	"github.com/chaosrun/chaosrun/testbed"
 )
 
-// scenarioYAML asks for more than bound requests in all.
-const scenarioYAML = `version: 1
-name: %s
-services:
-  ledger: {run: ledger}
-workload:
-  script: bank.js
-  duration: 1s
-  targets: [ledger]
-assertions:
-  - name: some-load
-    metric: http_reqs
-    checks: ["count > %d"]
-`
-
 func parse(t *testing.T, name string, bound int) *scenario.Scenario {
 	t.Helper()
-	sc, err := scenario.Parse(name+".yaml", fmt.Appendf(nil, scenarioYAML, name, bound), scenarioload.Checkers())
+	sc, err := scenario.Parse(name+".yaml", fmt.Appendf(nil, loadtest.ScenarioYAML, name, bound), scenarioload.Checkers())
 	if err == nil {
 		err = scenario.Validate(sc, scenarioload.Checkers())
 	}

@@ -38,6 +38,8 @@ type Load struct {
 	IgnoreStop bool
 	// StartErr fails Start itself.
 	StartErr error
+	// StopTakes is how long the fake takes to end once told to stop.
+	StopTakes time.Duration
 
 	mu       sync.Mutex
 	start    time.Time
@@ -50,6 +52,7 @@ type Load struct {
 	// Stopped is closed once the load was told to stop.
 	Stopped chan struct{}
 	closed  bool
+	endedAt time.Time
 }
 
 // Factory returns a runner.NewLoad that hands out l.
@@ -71,7 +74,17 @@ func (l *Load) Start(ctx context.Context) error {
 }
 
 func (l *Load) run(ctx context.Context) {
-	defer close(l.ended)
+	defer func() {
+		l.mu.Lock()
+		l.endedAt = time.Now()
+		l.mu.Unlock()
+		close(l.ended)
+	}()
+	defer func() {
+		if l.StopTakes > 0 && l.stopped() {
+			time.Sleep(l.StopTakes)
+		}
+	}()
 	select {
 	case <-time.After(l.StartAfter):
 	case <-l.stop:
@@ -120,6 +133,23 @@ func (l *Load) ScriptChecks() []scenario.Assertion { return l.Checks }
 
 // Parts are the fake's process ends.
 func (l *Load) Parts() []record.LoadPart { return l.Ends }
+
+// stopped says the fake was told to stop.
+func (l *Load) stopped() bool {
+	select {
+	case <-l.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// EndedAt is when the fake ended; zero while it runs.
+func (l *Load) EndedAt() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.endedAt
+}
 
 // Sent is how many windows the fake sent.
 func (l *Load) Sent() int {

@@ -101,15 +101,17 @@ func TestActionPinsEveryActionBySHA(t *testing.T) {
 // runner runs an action's steps as GitHub's runner would: expressions,
 // conditions, GITHUB_OUTPUT, GITHUB_PATH, GITHUB_STEP_SUMMARY.
 type runner struct {
-	t        *testing.T
-	inputs   map[string]string
-	ctx      map[string]string // github.*, runner.*
-	env      []string
-	path     []string
-	outputs  map[string]map[string]string
-	summary  string
-	failed   bool
-	stand    func(s step, with map[string]string) // third-party actions
+	t       *testing.T
+	inputs  map[string]string
+	ctx     map[string]string // github.*, runner.*
+	env     []string
+	path    []string
+	outputs map[string]map[string]string
+	summary string
+	failed  bool
+	stand   func(s step, with map[string]string) // third-party actions
+	// instead stands in for run steps by name (a fake chaosrun's install).
+	instead  map[string]func()
 	lastCode int
 }
 
@@ -176,6 +178,10 @@ func (r *runner) runAll(steps []step) {
 				with[k] = r.expand(v)
 			}
 			r.stand(s, with)
+			continue
+		}
+		if f, ok := r.instead[s.Name]; ok {
+			f()
 			continue
 		}
 		r.shell(s)

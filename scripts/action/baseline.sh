@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Finds the newest unexpired artifact NAME uploaded by a workflow run on the
 # baseline branch (default: the repository's default branch) and outputs
-# found=true and run-id (the run that uploaded it), else found=false.
+# found=true and run-id (the run that uploaded it), else found=false. The
+# action uploads a baseline only for a run that exited 0 or 1; one that is
+# not comparable anyway (an older incomplete one) makes chaosrun diff exit
+# 3, which the action reports as no comparison.
 # Env: ARTIFACT, BRANCH, GITHUB_REPOSITORY, GITHUB_EVENT_PATH, GITHUB_TOKEN,
 # GITHUB_API_URL, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY.
 set -euo pipefail

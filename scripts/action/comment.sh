@@ -24,6 +24,12 @@ case "${RUN_CODE:-}" in
   *) verdict="⚠️ harness error (exit ${RUN_CODE:-none})" ;;
 esac
 if [ "${DIFF_CODE:-}" = "1" ]; then verdict="$verdict · 📉 regression against the baseline"; fi
+case "${DIFF_CODE:-}" in
+  "") compared="No baseline to compare with." ;;
+  2) compared="No comparison: chaosrun diff exited 2, nothing comparable (no scenario on both sides, or no figure with samples enough). Not a failure." ;;
+  3) compared="No comparison: chaosrun diff exited 3, a record could not be read, is of an incomplete run or holds no windows. Not a failure." ;;
+  *) compared="" ;;
+esac
 body=$(
   echo "$marker"
   echo "## chaosrun ${GATE:-chaosrun}: $verdict"
@@ -33,7 +39,8 @@ body=$(
   "$here/junit-summary.sh" "$out" | head -n 1
   echo
   echo "### Compared with the baseline"
-  if [ -n "${DIFF_MD:-}" ] && [ -f "$DIFF_MD" ]; then cat "$DIFF_MD"; else echo "No baseline to compare with."; fi
+  if [ -n "$compared" ]; then echo "$compared"; fi
+  if [ -n "${DIFF_MD:-}" ] && [ -f "$DIFF_MD" ]; then cat "$DIFF_MD"; elif [ -z "$compared" ]; then echo "No comparison written."; fi
   echo
   echo "<sub>[workflow run](${GITHUB_SERVER_URL:-https://github.com}/$repo/actions/runs/${GITHUB_RUN_ID:-0}): reports in its artifacts</sub>"
 )

@@ -11,6 +11,9 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
+	"github.com/spf13/pflag"
+
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 )
 
 // Removed is what Clean removed (or, with DryRun, would remove).
@@ -29,6 +32,30 @@ type CleanOptions struct {
 	All bool
 	// DryRun lists without removing.
 	DryRun bool
+}
+
+// Register adds chaosrun clean's flags to fl.
+func (o *CleanOptions) Register(fl *pflag.FlagSet) {
+	fl.StringVar(&o.Run, "run", "", "only this run ID (label "+LabelRun+")")
+	fl.BoolVar(&o.All, "all", false, "also remove what runs whose harness still runs have made")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "list what would go; remove nothing")
+}
+
+// Command is chaosrun clean: it removes (or lists) what runs left
+// behind, as the options say, and writes what went on stdout. An engine
+// that does not answer, or a failed removal, exits 3.
+func (o CleanOptions) Command(ctx context.Context, stdout io.Writer) error {
+	cli, err := NewClient(ctx)
+	if err != nil {
+		return exitcode.Fail(exitcode.RunError, err)
+	}
+	defer cli.Close()
+	rm, err := Clean(ctx, cli, o)
+	rm.Report(stdout, o.DryRun)
+	if err != nil {
+		return exitcode.Fail(exitcode.RunError, err)
+	}
+	return nil
 }
 
 // Clean removes the containers and networks that runs left behind (a

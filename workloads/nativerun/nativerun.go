@@ -58,6 +58,10 @@ type Spec struct {
 	LogPath string
 	// Grace is the time between SIGINT and SIGKILL; default DefaultGrace.
 	Grace time.Duration
+	// Started, if set, is called with the process's PID once it runs;
+	// Exited with its exit code (-1 for a signal) and how long it ran.
+	Started func(pid int)
+	Exited  func(code int, ran time.Duration)
 }
 
 // Args is the command line Run starts (without the binary).
@@ -102,6 +106,9 @@ func Run(ctx context.Context, s Spec) error {
 		return fmt.Errorf("start %s load: %w", s.Binary, err)
 	}
 	pid := cmd.Process.Pid
+	if s.Started != nil {
+		s.Started(pid)
+	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	cancelled, killed := false, false
@@ -119,6 +126,9 @@ func Run(ctx context.Context, s Spec) error {
 		}
 	}
 	_ = syscall.Kill(-pid, syscall.SIGKILL) // anything left in its group
+	if s.Exited != nil {
+		s.Exited(cmd.ProcessState.ExitCode(), time.Since(start))
+	}
 	return ended(cmd.ProcessState, pid, time.Since(start), cancelled, killed, grace, s.LogPath)
 }
 
