@@ -9,6 +9,7 @@ package compose
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,28 +24,55 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 	"gopkg.in/yaml.v3"
 
+	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/scenarios"
 )
 
-// MaxSize is the largest Compose file read.
+// MaxSize is the largest Compose file, and env_file, read.
 const MaxSize = 1 << 20
 
+// envAllowed is what a Compose file's env_file may name.
+var envAllowed = "a regular file inside the Compose file's folder, at most " + workdir.Size(MaxSize)
+
 // Import reads the Compose file at path into scenario services, in the
-// file's order. Problems are scenario.Errors at positions in the file.
-func Import(path string) ([]scenario.Named, error) {
-	f, err := os.Open(path)
+// file's order. Problems are scenario.Errors at positions in the file. It
+// reads at most MaxSize bytes and gives up when ctx ends.
+func Import(ctx context.Context, path string) ([]scenario.Named, error) {
+	data, err := read(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return ImportBytes(path, data, os.Environ())
+}
+
+// ImportFor is Import of the Compose file a scenario file names
+// (compose: name): it must lie inside the scenario's folder, symbolic links
+// followed, as a workload script must; a scenario without a folder of its
+// own (a catalog one) names none.
+func ImportFor(ctx context.Context, scenarioFile, name string) ([]scenario.Named, error) {
+	if scenarioFile == "" || scenarios.IsRef(scenarioFile) {
+		return nil, fmt.Errorf("%s has no folder of its own for the Compose file %s", cmp.Or(scenarioFile, "a scenario without a file"), name)
+	}
+	dir := filepath.Dir(scenarioFile)
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, name)
+	}
+	if !workdir.Within(dir, path) {
+		return nil, fmt.Errorf("%s is outside the scenario's folder %s", path, dir)
+	}
+	return Import(ctx, path)
+}
+
+// read reads a Compose file, at most MaxSize bytes; it gives up when ctx
+// ends.
+func read(ctx context.Context, path string) ([]byte, error) {
+	data, err := workdir.Read(ctx, path, MaxSize, workdir.OS(path), io.ReadAll)
 	if err != nil {
 		return nil, fmt.Errorf("compose: %w", err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("compose: %s: %w", path, err)
-	}
-	if len(data) > MaxSize {
-		return nil, fmt.Errorf("compose: %s is larger than %d bytes", path, MaxSize)
-	}
-	return ImportBytes(path, data, os.Environ())
+	return data, nil
 }
 
 // ImportBytes is Import of data read from file, interpolating ${VAR} from
@@ -59,6 +87,14 @@ func ImportBytes(file string, data []byte, env []string) ([]scenario.Named, erro
 	}
 	proj, err := load(file, data, env)
 	if err != nil {
+		return nil, locate(file, root, err)
+	}
+	if errs := checkEnvFiles(file, root, proj); len(errs) > 0 {
+		return nil, errs
+	}
+	// The env files are read only now that they are known to be inside
+	// the project's folder and small.
+	if proj, err = proj.WithServicesEnvironmentResolved(false); err != nil {
 		return nil, locate(file, root, err)
 	}
 	names := serviceOrder(root, proj)
@@ -81,12 +117,15 @@ func parse(file string, data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, scenario.Errors{{File: file, Line: 1, Col: 1, Msg: "the Compose file is empty"}}
+			return nil, scenario.Errors{{File: file, Line: 1, Col: 1, Field: fileField, Msg: "the Compose file is empty"}}
 		}
-		return nil, scenario.Errors{{File: file, Msg: "invalid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+		return nil, scenario.Errors{yamlError(file, data, err)}
+	}
+	if e := recursiveAlias(file, &doc, "", nil, 0); e != nil {
+		return nil, scenario.Errors{e}
 	}
 	if len(doc.Content) == 0 || deref(doc.Content[0]) == nil || deref(doc.Content[0]).Kind != yaml.MappingNode {
-		return nil, scenario.Errors{{File: file, Line: doc.Line, Col: doc.Column, Msg: "a Compose file is a mapping with services:"}}
+		return nil, scenario.Errors{{File: file, Line: max(doc.Line, 1), Col: max(doc.Column, 1), Field: fileField, Msg: "a Compose file is a mapping with services:"}}
 	}
 	return doc.Content[0], nil
 }
@@ -108,6 +147,7 @@ func load(file string, data []byte, env []string) (*types.Project, error) {
 		o.SetProjectName(projectName(file), true)
 		o.SkipInclude = true
 		o.SkipExtends = true
+		o.SkipResolveEnvironment = true // after checkEnvFiles
 		o.ResourceLoaders = nil
 	})
 	if err != nil {
@@ -119,14 +159,18 @@ func load(file string, data []byte, env []string) (*types.Project, error) {
 var (
 	servicePath  = regexp.MustCompile(`services\.([A-Za-z0-9._-]+?)(?:\.([a-z_]+))?(?:[^A-Za-z0-9._-]|$)`)
 	serviceQuote = regexp.MustCompile(`service "([^"]+)"`)
+	serviceCycle = regexp.MustCompile(`dependency cycle detected: ([^ ]+) ->`)
 )
 
 // locate places an error of compose-go, which has no positions, at the
-// service (and key) its message names; else at the top of the file.
+// service (and key) its message names; else at the value it quotes; else
+// at services: (or the top of the file).
 func locate(file string, root *yaml.Node, err error) scenario.Errors {
-	e := &scenario.Error{File: file, Line: 1, Col: 1, Msg: "Compose: " + err.Error()}
-	var at *yaml.Node
-	if m := servicePath.FindStringSubmatch(err.Error()); m != nil {
+	e := &scenario.Error{File: file, Line: 1, Col: 1, Field: fileField, Msg: "Compose: " + err.Error()}
+	at := keyNode(root, fileField)
+	if m := serviceCycle.FindStringSubmatch(err.Error()); m != nil {
+		at, e.Field = keyNode(root, "services", m[1], "depends_on"), "services."+m[1]+".depends_on"
+	} else if m := servicePath.FindStringSubmatch(err.Error()); m != nil {
 		if at = keyNode(root, "services", m[1], m[2]); at == nil {
 			at = keyNode(root, "services", m[1])
 		}

@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -30,6 +31,11 @@ func golden(t *testing.T, path string, got []byte) {
 	if string(got) != string(want) {
 		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
+}
+
+// importFor is ImportFor as the scenario model calls it.
+func importFor(file, name string) ([]scenario.Named, error) {
+	return ImportFor(context.Background(), file, name)
 }
 
 func TestImport(t *testing.T) {
@@ -85,7 +91,7 @@ func TestImportErrors(t *testing.T) {
 // services join under their names, refined by the scenario; what a
 // scenario may not change of them, or gets wrong, is named with its place.
 func TestScenarioWithCompose(t *testing.T) {
-	opts := scenario.Options{Compose: Import}
+	opts := scenario.Options{Compose: importFor}
 	sc, err := scenario.Load("testdata/shop-scenario.yaml", opts)
 	if err != nil {
 		t.Fatal(err)
@@ -120,13 +126,13 @@ func TestScenarioWithCompose(t *testing.T) {
 // TestStarter: the scaffold of a Compose project is a scenario that loads
 // as it is, with load on the entry service and a fault on its first edge.
 func TestStarter(t *testing.T) {
-	st, err := NewStarter("testdata/shop.yaml", "shop.yaml")
+	st, err := NewStarter(context.Background(), "testdata/shop.yaml", "shop.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "testdata/starter.out", []byte(st.Scenario+"---\n"+st.Script))
 	file := filepath.Join("testdata", st.Name+".yaml")
-	sc, err := scenario.Parse(file, []byte(st.Scenario), scenario.Options{Compose: Import})
+	sc, err := scenario.Parse(file, []byte(st.Scenario), scenario.Options{Compose: importFor})
 	if err != nil {
 		t.Fatalf("the starter does not load:\n%v\n%s", err, st.Scenario)
 	}

@@ -24,7 +24,10 @@ func convert(file string, root *yaml.Node, name string, c types.ServiceConfig) (
 		if k := keyNode(root, "services", name, key); k != nil {
 			pos = k
 		}
-		e := &scenario.Error{File: file, Field: "services." + name + "." + key, Msg: fmt.Sprintf(format, args...), Allowed: allowed}
+		if pos == nil {
+			pos = keyNode(root, fileField) // a service its name cannot find (brought by a merge key)
+		}
+		e := &scenario.Error{File: file, Line: 1, Col: 1, Field: "services." + name + "." + key, Msg: fmt.Sprintf(format, args...), Allowed: allowed}
 		if pos != nil {
 			e.Line, e.Col = pos.Line, pos.Column
 		}

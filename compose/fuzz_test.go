@@ -36,5 +36,10 @@ func FuzzImport(f *testing.F) {
 		if !errors.As(err, &errs) {
 			t.Fatalf("error %T is not scenario.Errors: %v", err, err)
 		}
+		for _, e := range errs {
+			if e.Line <= 0 || e.Col <= 0 || e.Field == "" {
+				t.Fatalf("error without a position or a key: %#v", e)
+			}
+		}
 	})
 }

@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -30,8 +31,8 @@ func (f *InitFlags) Register(fl *pflag.FlagSet) {
 // Init is chaosrun init: it writes a starter scenario and its k6 script
 // for the Compose file into the out folder (paths resolve against wd) and
 // says on stdout what to do next. Bad flags, a Compose file it cannot
-// start from and files that exist exit 2.
-func (f *InitFlags) Init(wd workdir.FS, stdout io.Writer) error {
+// start from and files that exist exit 2. It gives up when ctx ends.
+func (f *InitFlags) Init(ctx context.Context, wd workdir.FS, stdout io.Writer) error {
 	if f.File == "" {
 		return exitcode.Failf(exitcode.Usage, "--compose FILE is required")
 	}
@@ -40,7 +41,7 @@ func (f *InitFlags) Init(wd workdir.FS, stdout io.Writer) error {
 	if err != nil {
 		return exitcode.Fail(exitcode.Usage, err)
 	}
-	s, err := NewStarter(file, filepath.ToSlash(rel))
+	s, err := NewStarter(ctx, file, filepath.ToSlash(rel))
 	if err != nil {
 		return exitcode.Fail(exitcode.Usage, err)
 	}

@@ -2,8 +2,10 @@ package compose
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,14 +15,20 @@ import (
 
 // TestInit: init's command line, from its flags to its exit code: the
 // starter is written and the next steps said; no --compose, a Compose
-// file it cannot start from and files that exist exit 2.
+// file it cannot start from, files that exist and an --out from which the
+// scenario's compose: would lie outside its folder exit 2.
 func TestInit(t *testing.T) {
-	here, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
+	out := t.TempDir() // the project: its Compose files and the starter
+	for _, f := range []string{"shop.yaml", "no-image.yaml"} {
+		b, err := os.ReadFile(filepath.Join("testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	wd := workdir.FS{FS: os.DirFS("/"), Dir: here}
-	out := t.TempDir()
+	wd := workdir.FS{FS: os.DirFS("/"), Dir: out}
 	tests := []struct {
 		name   string
 		f      InitFlags
@@ -28,16 +36,17 @@ func TestInit(t *testing.T) {
 		stdout string
 		msg    string
 	}{
-		{"writes", InitFlags{File: "testdata/shop.yaml", Out: out}, exitcode.OK, "next: chaosrun validate " + out, ""},
-		{"files exist", InitFlags{File: "testdata/shop.yaml", Out: out}, exitcode.Usage, "", "exists (--force overwrites it)"},
-		{"forced", InitFlags{File: "testdata/shop.yaml", Out: out, Force: true}, exitcode.OK, "wrote " + out, ""},
+		{"elsewhere", InitFlags{File: "shop.yaml", Out: t.TempDir()}, exitcode.Usage, "", "outside its own folder: write it in the Compose file's folder or one above it"},
+		{"writes", InitFlags{File: "shop.yaml", Out: out}, exitcode.OK, "next: chaosrun validate " + out, ""},
+		{"files exist", InitFlags{File: "shop.yaml", Out: out}, exitcode.Usage, "", "exists (--force overwrites it)"},
+		{"forced", InitFlags{File: "shop.yaml", Out: out, Force: true}, exitcode.OK, "wrote " + out, ""},
 		{"no --compose", InitFlags{Out: out}, exitcode.Usage, "", "--compose FILE is required"},
-		{"no image", InitFlags{File: "testdata/no-image.yaml", Out: t.TempDir()}, exitcode.Usage, "", "no-image.yaml"},
+		{"no image", InitFlags{File: "no-image.yaml", Out: "."}, exitcode.Usage, "", "no-image.yaml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout bytes.Buffer
-			err := tt.f.Init(wd, &stdout)
+			err := tt.f.Init(context.Background(), wd, &stdout)
 			code, msg := exitcode.OK, ""
 			if ee, ok := exitcode.As(err); ok {
 				code, msg = ee.Code, ee.Err.Error()
@@ -47,7 +56,7 @@ func TestInit(t *testing.T) {
 			}
 		})
 	}
-	if ents, _ := os.ReadDir(out); len(ents) != 2 || filepath.Ext(ents[0].Name()) != ".js" {
-		t.Errorf("%s holds %v, want the scenario and its script", out, ents)
+	if ents, _ := os.ReadDir(out); len(ents) != 4 || !slices.ContainsFunc(ents, func(e os.DirEntry) bool { return filepath.Ext(e.Name()) == ".js" }) {
+		t.Errorf("%s holds %v, want the Compose files, the scenario and its script", out, ents)
 	}
 }

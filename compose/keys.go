@@ -171,7 +171,11 @@ func keyNode(root *yaml.Node, path ...string) *yaml.Node {
 	return nil
 }
 
+// join adds key to a key path; an empty key is written "".
 func join(path, key string) string {
+	if key == "" {
+		key = `""`
+	}
 	if path == "" {
 		return key
 	}

@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -25,9 +26,18 @@ type Starter struct {
 // NewStarter writes a starter scenario for the Compose file at path, which
 // the scenario names as rel (relative to where it will be written): load
 // on the services nobody depends on, a latency fault on the first
-// dependency edge, and assertions to tighten.
-func NewStarter(path, rel string) (*Starter, error) {
-	svcs, err := Import(path)
+// dependency edge, and assertions to tighten. It reads the file as
+// Import does, and gives up when ctx ends. rel must stay inside the
+// scenario's folder, as a scenario's compose: must.
+func NewStarter(ctx context.Context, path, rel string) (*Starter, error) {
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return nil, fmt.Errorf("compose: the scenario would name %s as %s, outside its own folder: write it in the Compose file's folder or one above it (a scenario's compose: must lie inside the scenario's folder)", path, rel)
+	}
+	data, err := read(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	svcs, err := ImportBytes(path, data, os.Environ())
 	if err != nil {
 		return nil, err
 	}
@@ -55,21 +65,19 @@ func NewStarter(path, rel string) (*Starter, error) {
 			from, to = n.Name, n.Service.DependsOn[0]
 		}
 	}
-	name := scenarioName(path)
+	name := scenarioName(path, data)
 	st := &Starter{Name: name, ScriptName: name + ".js", Script: script(targets)}
 	st.Scenario = scenarioText(name, rel, st.ScriptName, svcs, targets, from, to)
 	return st, nil
 }
 
-// scenarioName is a scenario name from the project's name: its name:,
-// else its folder's.
-func scenarioName(path string) string {
+// scenarioName is a scenario name from the project's name: its name:
+// (in data, the file's content), else its folder's.
+func scenarioName(path string, data []byte) string {
 	project := projectName(path)
-	if data, err := os.ReadFile(path); err == nil {
-		if root, err := parse(path, data); err == nil {
-			if v := deref(valueOf(root, "name")); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" {
-				project = v.Value
-			}
+	if root, err := parse(path, data); err == nil {
+		if v := deref(valueOf(root, "name")); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" {
+			project = v.Value
 		}
 	}
 	n := strings.Map(func(r rune) rune {

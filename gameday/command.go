@@ -75,7 +75,7 @@ func (c *Command) prepare(ctx context.Context, env setup.Env, file string) (Opti
 		fmt.Fprintln(env.Stderr, err)
 		return Options{}, exitcode.Exit(exitcode.Usage)
 	}
-	results, err := c.Results.Settings(env.Scenarios.FS, env.Stderr)
+	results, err := c.Results.Settings(ctx, env.Scenarios.FS, env.Stderr)
 	if err == nil {
 		err = c.Setup.CheckShards()
 	}

@@ -94,23 +94,42 @@ func (a *Allowed) CheckParams(params map[string]string) error {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		for _, host := range Hosts(params[k]) {
-			if !a.Permits(host) {
-				return &ParamError{Key: k, Host: host}
-			}
+		if host, ok := a.Refused(Hosts(params[k])); ok {
+			return &ParamError{Key: k, Host: host}
 		}
 	}
 	return nil
 }
 
+// Refused is the first of hosts outside the blast radius, if there is one.
+func (a *Allowed) Refused(hosts []string) (string, bool) {
+	for _, h := range hosts {
+		if !a.Permits(h) {
+			return h, true
+		}
+	}
+	return "", false
+}
+
+// ArgHosts lists the hosts a k6 command-line argument may address (an
+// output, NAME=ARGUMENT, or a flag, --NAME=VALUE): Hosts of it with "="
+// a separator too, so that "influxdb=http://10.0.0.5:8086" and
+// "--local-ips=10.0.0.5" name 10.0.0.5. k6's --blacklist-ip covers the
+// script's requests only: an output sends where its argument says.
+func ArgHosts(arg string) []string { return Hosts(strings.ReplaceAll(arg, "=", " ")) }
+
+// ExternalAllowed says what an external service may be.
+const ExternalAllowed = "loopback, and --allow-target/allow_targets entries"
+
 // CheckExternal refuses an external service (one the run does not start)
 // whose address is neither loopback nor allowed explicitly: load and
-// faults go to it, so it must be named as a target like any other.
-func (a *Allowed) CheckExternal(service, hostport string) error {
+// faults go to it, so it must be named as a target like any other. The
+// error says what to do; what is allowed is ExternalAllowed.
+func (a *Allowed) CheckExternal(hostport string) error {
 	if a.Permits(hostport) {
 		return nil
 	}
-	return fmt.Errorf("services.%s.external is %s, outside this run's blast radius (allowed: loopback, and --allow-target/allow_targets entries: add %s to allow_targets)", service, hostport, hostport)
+	return fmt.Errorf("%s is outside this run's blast radius: add %s to allow_targets", hostport, hostport)
 }
 
 func isPort(p string) bool {

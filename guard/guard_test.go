@@ -146,12 +146,37 @@ func TestCheckExternal(t *testing.T) {
 		{"10.0.0.8:6379", false},
 	}
 	for _, tc := range cases {
-		err := a.CheckExternal("api", tc.addr)
+		err := a.CheckExternal(tc.addr)
 		if (err == nil) != tc.ok {
 			t.Errorf("CheckExternal(%s) = %v, want ok=%v", tc.addr, err, tc.ok)
 		}
-		if err != nil && !strings.Contains(err.Error(), "services.api.external is "+tc.addr) {
-			t.Errorf("error does not name the service and address: %v", err)
+		if err != nil && err.Error() != tc.addr+" is outside this run's blast radius: add "+tc.addr+" to allow_targets" {
+			t.Errorf("error does not name the address and what to do: %v", err)
+		}
+	}
+}
+
+// TestArgHosts: a k6 output's or flag's argument names the hosts it
+// sends to, its NAME=VALUE parts split; file names and option words are
+// no hosts.
+func TestArgHosts(t *testing.T) {
+	for _, tc := range []struct {
+		arg  string
+		want []string
+	}{
+		{"influxdb=http://10.0.0.5:8086/k6", []string{"10.0.0.5"}},
+		{"kafka=brokers=10.0.0.5:9092,topic=k6", []string{"10.0.0.5"}},
+		{"--local-ips=10.0.0.5", []string{"10.0.0.5"}},
+		{"--dns=ttl=inf,select=first", nil},
+		{"csv=results.csv", nil},
+		{"web-dashboard=export=dashboard.html", nil},
+		{"experimental-prometheus-rw", nil},
+		{"--summary-trend-stats=avg,p(99)", nil},
+		{"--tag=team=payments", nil},
+		{"json=http://[fd00::5]:80/x", []string{"fd00::5"}},
+	} {
+		if got := ArgHosts(tc.arg); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("ArgHosts(%q) = %q, want %q", tc.arg, got, tc.want)
 		}
 	}
 }

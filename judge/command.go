@@ -65,7 +65,7 @@ func (c *Command) judge(ctx context.Context, l scenarioload.Loader, stderr io.Wr
 	case c.Listen != "" && len(files) > 0:
 		return nil, exitcode.Failf(exitcode.Usage, "give results files or --listen, not both")
 	case c.Listen != "":
-		ro, err := c.ReceiveOptions(l.FS, stderr)
+		ro, err := c.ReceiveOptions(ctx, l.FS, stderr)
 		if err != nil {
 			return nil, exitcode.Fail(exitcode.Usage, err)
 		}
@@ -76,11 +76,11 @@ func (c *Command) judge(ctx context.Context, l scenarioload.Loader, stderr io.Wr
 		}
 		return rec, nil
 	}
-	fo, err := c.FileOptions(l.FS, files, versions)
+	fo, err := c.FileOptions(ctx, l.FS, files, versions)
 	if err != nil {
 		return nil, exitcode.Fail(exitcode.Usage, err)
 	}
-	rec, err := FromFiles(sc, fo)
+	rec, err := FromFiles(ctx, sc, fo)
 	if ie := (*InputError)(nil); errors.As(err, &ie) {
 		return nil, exitcode.Fail(exitcode.Usage, err)
 	}

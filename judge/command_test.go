@@ -66,7 +66,7 @@ func TestOutcome(t *testing.T) {
 	dir := t.TempDir()
 	files := []string{writeResults(t, dir, "0/1", shardWindows(t, 0, 1), true)}
 	breached := func() *record.Run {
-		rec, err := FromFiles(sc, FileOptions{Files: files})
+		rec, err := FromFiles(context.Background(), sc, FileOptions{Files: files})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,12 +1,14 @@
 package judge
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 	"time"
 
+	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
@@ -38,8 +40,8 @@ func (e *InputError) Unwrap() error { return e.Err }
 // the timeline's start to its end (a run record's), else from the first
 // window's start to the last one's end. A file cut short (no end marker,
 // a last line cut) or with malformed lines is an InputError, naming the
-// file and line, unless o.Partial.
-func FromFiles(sc *scenario.Scenario, o FileOptions) (*record.Run, error) {
+// file and line, unless o.Partial. It gives up when ctx ends.
+func FromFiles(ctx context.Context, sc *scenario.Scenario, o FileOptions) (*record.Run, error) {
 	if len(o.Files) == 0 {
 		return nil, errors.New("no results file")
 	}
@@ -52,7 +54,7 @@ func FromFiles(sc *scenario.Scenario, o FileOptions) (*record.Run, error) {
 	var lists [][]record.Window
 	var bad []error
 	for _, f := range o.Files {
-		ws, problems, err := readResults(f, keep)
+		ws, problems, err := readResults(ctx, f, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -88,16 +90,26 @@ func FromFiles(sc *scenario.Scenario, o FileOptions) (*record.Run, error) {
 	return rec, nil
 }
 
-// readResults decodes one results file, keeping the metrics keep keeps.
-// problems say what is wrong with it (file:line, what was expected); err
-// is a file that cannot be read or is no results file at all.
-func readResults(path string, keep func(string) bool) (ws []record.Window, problems []error, err error) {
-	f, err := os.Open(path)
-	if err != nil {
+// readResults decodes one results file, keeping the metrics keep keeps;
+// a line over stream.MaxLine ends it (stream.DecodeResults). problems say
+// what is wrong with it (file:line, what was expected); err is a file that
+// cannot be read or is no results file at all, or ctx's end.
+func readResults(ctx context.Context, path string, keep func(string) bool) (ws []record.Window, problems []error, err error) {
+	type decoded struct {
+		sum stream.Summary
+		err error
+	}
+	d, err := workdir.Read(ctx, path, 0, workdir.OS(path), func(r io.Reader) (decoded, error) {
+		sum, err := stream.DecodeResults(r)
+		return decoded{sum, err}, nil
+	})
+	switch {
+	case ctx.Err() != nil:
+		return nil, nil, err
+	case err != nil:
 		return nil, nil, &InputError{fmt.Errorf("results file: %w", err)}
 	}
-	defer f.Close()
-	sum, derr := stream.Decode(f)
+	sum, derr := d.sum, d.err
 	if sum.Hello.Version == 0 {
 		why := "its first line is no hello"
 		if derr != nil {

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/assertions"
+	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
 )
@@ -48,7 +50,7 @@ func TestFromFilesIsTheRecordsVerdicts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec, err := FromFiles(sc, FileOptions{Files: []string{a, b}, Timeline: &tl})
+			rec, err := FromFiles(context.Background(), sc, FileOptions{Files: []string{a, b}, Timeline: &tl})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +107,7 @@ func TestFromFilesRefusesBadInput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := FromFiles(sc, FileOptions{Files: []string{tc.file}})
+			_, err := FromFiles(context.Background(), sc, FileOptions{Files: []string{tc.file}})
 			var ie *InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("error %v, want an InputError", err)
@@ -118,7 +120,7 @@ func TestFromFilesRefusesBadInput(t *testing.T) {
 			if tc.name == "not a results file" {
 				return
 			}
-			rec, err := FromFiles(sc, FileOptions{Files: []string{tc.file}, Partial: true})
+			rec, err := FromFiles(context.Background(), sc, FileOptions{Files: []string{tc.file}, Partial: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,7 +137,7 @@ func TestFromFilesSaysWhatItCannotJudge(t *testing.T) {
 	sc := testScenario()
 	sc.Assertions = append(sc.Assertions, record0EndCheck())
 	f := writeResults(t, t.TempDir(), "0/1", shardWindows(t, 0, 1), true)
-	rec, err := FromFiles(sc, FileOptions{Files: []string{f}})
+	rec, err := FromFiles(context.Background(), sc, FileOptions{Files: []string{f}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,6 +152,39 @@ func TestFromFilesSaysWhatItCannotJudge(t *testing.T) {
 
 func record0EndCheck() scenario.Assertion {
 	return scenario.Assertion{Name: "money", Metric: "end_check_failures{check:money}", Checks: []scenario.Check{{Threshold: "count == 0"}}}
+}
+
+// TestReadTimelineFile: a timeline file is read as ReadTimeline reads its
+// bytes, leading blank lines kept for the line numbers; a file that does
+// not open a JSON object is refused at its first byte, at its line and
+// column; one larger than the cap, or /dev/zero, is refused at once.
+func TestReadTimelineFile(t *testing.T) {
+	dir := t.TempDir()
+	ev, _ := json.Marshal(events()[0])
+	for name, body := range map[string]string{
+		"events.jsonl": "\n\n" + string(ev) + "\n{\"fault\":\"\"}\n",
+		"binary":       "\n  \x00\x01",
+		"empty":        "\n \n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wd := workdir.FS{FS: os.DirFS("/"), Dir: dir}
+	for _, tc := range []struct{ file, want string }{
+		{"events.jsonl", "events.jsonl:4: fault event without a fault name"},
+		{"binary", `binary:2:3: byte '\x00': not a fault timeline; want a run record (run.json) or fault events, one JSON object a line`},
+		{"empty", "empty: empty; want a run record"},
+		{"missing", "open missing: no such file or directory"},
+		{"/dev/zero", `/dev/zero:1:1: byte '\x00': not a fault timeline`},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			_, err := ReadTimelineFile(context.Background(), wd, tc.file)
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
 }
 
 // TestFromFilesJudgesAsTheRunDid: with a run record's timeline the judge
@@ -189,7 +224,7 @@ func TestFromFilesJudgesAsTheRunDid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec, err := FromFiles(sc, FileOptions{Files: files, Timeline: &tl})
+			rec, err := FromFiles(context.Background(), sc, FileOptions{Files: files, Timeline: &tl})
 			if err != nil {
 				t.Fatal(err)
 			}

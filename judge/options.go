@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -43,8 +44,9 @@ func (o *Options) Register(fl *pflag.FlagSet, token string) {
 }
 
 // FileOptions checks the flags for judging results files (paths resolve
-// against wd) and reads --faults' timeline. Every error is a usage error.
-func (o *Options) FileOptions(wd workdir.FS, files []string, versions map[string]string) (FileOptions, error) {
+// against wd) and reads --faults' timeline (ReadTimelineFile). Every error
+// is a usage error, or ctx's end.
+func (o *Options) FileOptions(ctx context.Context, wd workdir.FS, files []string, versions map[string]string) (FileOptions, error) {
 	fo := FileOptions{Partial: o.Partial, Versions: versions}
 	if len(files) == 0 {
 		return fo, errors.New("no results file: give RESULTS.jsonl… or --listen HOST:PORT")
@@ -56,11 +58,7 @@ func (o *Options) FileOptions(wd workdir.FS, files []string, versions map[string
 		fo.Files = append(fo.Files, wd.Path(p))
 	}
 	if o.Faults != "" {
-		b, err := wd.ReadFile(o.Faults)
-		if err != nil {
-			return fo, err
-		}
-		tl, err := ReadTimeline(o.Faults, b)
+		tl, err := ReadTimelineFile(ctx, wd, o.Faults)
 		if err != nil {
 			return fo, err
 		}
@@ -71,8 +69,8 @@ func (o *Options) FileOptions(wd workdir.FS, files []string, versions map[string
 
 // ReceiveOptions checks the receive flags (paths resolve against wd); the
 // token made when none is given, where it listens and the streams it
-// refuses are said on stderr. Every error is a usage error.
-func (o *Options) ReceiveOptions(wd workdir.FS, stderr io.Writer) (ReceiveOptions, error) {
+// refuses are said on stderr. Every error is a usage error, or ctx's end.
+func (o *Options) ReceiveOptions(ctx context.Context, wd workdir.FS, stderr io.Writer) (ReceiveOptions, error) {
 	ro := ReceiveOptions{Listen: o.Listen, EventsListen: o.Events, Token: o.Token, Shards: o.Shards, Wait: o.Wait, Margin: o.Margin}
 	switch {
 	case o.Faults != "" || o.Partial:
@@ -88,7 +86,7 @@ func (o *Options) ReceiveOptions(wd workdir.FS, stderr io.Writer) (ReceiveOption
 		}
 	}
 	if o.Cert != "" {
-		cfg, err := stream.ServerTLS(wd.Path(o.Cert), wd.Path(o.Key))
+		cfg, err := stream.ServerTLS(ctx, wd.Path(o.Cert), wd.Path(o.Key))
 		if err != nil {
 			return ro, err
 		}

@@ -2,6 +2,7 @@ package judge
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -39,12 +40,12 @@ func TestOptionsChecks(t *testing.T) {
 			var err error
 			if o.Listen != "" {
 				var ro ReceiveOptions
-				ro, err = o.ReceiveOptions(wd, &stderr)
+				ro, err = o.ReceiveOptions(context.Background(), wd, &stderr)
 				if err == nil && (len(ro.Token) != 32 || !strings.Contains(stderr.String(), "judge: token "+ro.Token)) {
 					t.Errorf("token %q, stderr %q: want one made and said", ro.Token, stderr.String())
 				}
 			} else {
-				_, err = o.FileOptions(wd, tt.files, nil)
+				_, err = o.FileOptions(context.Background(), wd, tt.files, nil)
 			}
 			switch {
 			case tt.wantErr == "" && err != nil:

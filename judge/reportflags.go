@@ -33,9 +33,9 @@ func (f *ReportFlags) Register(fl *pflag.FlagSet, token string) {
 
 // Open makes the event report, which says its failures on stderr, and
 // the schedule's zero (load's start at the judge, waited for up to wait,
-// plus delay; or now plus delay), with paths resolved against wd; close
-// closes the events file.
-func (f *ReportFlags) Open(wd workdir.FS, stderr io.Writer, delay, wait time.Duration) (*EventReport, func(context.Context) (time.Time, error), func(), error) {
+// plus delay; or now plus delay), with paths resolved against wd (read
+// until ctx ends); close closes the events file.
+func (f *ReportFlags) Open(ctx context.Context, wd workdir.FS, stderr io.Writer, delay, wait time.Duration) (*EventReport, func(context.Context) (time.Time, error), func(), error) {
 	rep := &EventReport{Log: stderr}
 	zero := func(context.Context) (time.Time, error) { return time.Now().Add(delay), nil }
 	closeFn := func() {}
@@ -45,7 +45,7 @@ func (f *ReportFlags) Open(wd workdir.FS, stderr io.Writer, delay, wait time.Dur
 		}
 		client := &http.Client{Timeout: 10 * time.Second}
 		if f.CA != "" {
-			pem, err := wd.ReadFile(f.CA)
+			pem, err := wd.ReadFile(ctx, f.CA, workdir.MaxSmall)
 			pool := x509.NewCertPool()
 			if err != nil || !pool.AppendCertsFromPEM(pem) {
 				return nil, nil, nil, fmt.Errorf("--report-ca %s: no PEM certificate (%v)", f.CA, err)

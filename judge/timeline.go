@@ -3,11 +3,14 @@ package judge
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
+	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/record"
 )
 
@@ -34,6 +37,46 @@ type Timeline struct {
 // line: its windows are skipped, not held, by encoding/json's decoder
 // only once read, so the bound is the file's).
 const maxTimelineLine = 64 << 20
+
+// ReadTimelineFile reads the fault timeline file name (ReadTimeline) from
+// wd: at most workdir.MaxRecord bytes, and only once its first character
+// that is not blank opens a JSON object, as both forms do, so that
+// /dev/zero or a binary file is refused at its first byte. It gives up
+// when ctx ends.
+func ReadTimelineFile(ctx context.Context, wd workdir.FS, name string) (Timeline, error) {
+	b, err := workdir.Read(ctx, name, workdir.MaxRecord, wd.Opener(name), func(r io.Reader) ([]byte, error) { return readObjects(name, r) })
+	if err != nil {
+		return Timeline{}, err
+	}
+	return ReadTimeline(name, b)
+}
+
+// readObjects reads r whole once its first character that is not blank
+// is the "{" of a JSON object.
+func readObjects(name string, r io.Reader) ([]byte, error) {
+	br := bufio.NewReader(r)
+	var head []byte
+	for {
+		c, err := br.ReadByte()
+		if err == io.EOF {
+			return head, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			head = append(head, c)
+			continue
+		case '{':
+			rest, err := io.ReadAll(br)
+			return append(append(head, c), rest...), err
+		}
+		line := bytes.Count(head, []byte("\n")) + 1
+		col := len(head) - bytes.LastIndexByte(head, '\n')
+		return nil, fmt.Errorf("%s:%d:%d: byte %q: not a fault timeline; want a run record (run.json) or fault events, one JSON object a line", name, line, col, c)
+	}
+}
 
 // ReadTimeline reads a fault timeline: a run record (run.json: its
 // faults, load start and end, scrapes and end checks), or fault events,

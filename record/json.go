@@ -3,12 +3,16 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/chaosrun/chaosrun/internal/workdir"
 )
 
 // windowsKey is where the windows go in the encoded record: encoding/json
@@ -80,18 +84,34 @@ func EncodeJSON(w io.Writer, r *Run) error {
 	return bw.Flush()
 }
 
-// ReadJSON reads a run record written by WriteJSON, windows and all.
-func ReadJSON(path string) (*Run, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("record: %w", err)
-	}
-	var r Run
-	if err := json.Unmarshal(b, &r); err != nil {
+// ReadJSON reads a run record written by WriteJSON, windows and all: at
+// most workdir.MaxRecord bytes, decoded as they are read, so that a file
+// that is no record (/dev/zero, a binary) fails at its first bytes. It
+// returns when ctx ends, even if the read blocks (a FIFO).
+func ReadJSON(ctx context.Context, path string) (*Run, error) {
+	r, err := workdir.Read(ctx, path, workdir.MaxRecord, workdir.OS(path), decodeRun)
+	switch {
+	case err == nil:
+	case ctx.Err() != nil || errors.As(err, new(*workdir.TooLargeError)) || errors.As(err, new(*fs.PathError)):
+		return nil, fmt.Errorf("record: %w", err) // these name the file
+	default:
 		return nil, fmt.Errorf("record: %s: %w", path, err)
 	}
-	if err := checkSchema(path, &r); err != nil {
+	if err := checkSchema(path, r); err != nil {
 		return nil, err
+	}
+	return r, nil
+}
+
+// decodeRun decodes one JSON object, and nothing after it, into a record.
+func decodeRun(rd io.Reader) (*Run, error) {
+	dec := json.NewDecoder(bufio.NewReaderSize(rd, 64<<10))
+	var r Run
+	if err := dec.Decode(&r); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("more after the record (%v); want one JSON object", err)
 	}
 	return &r, nil
 }

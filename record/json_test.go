@@ -2,6 +2,7 @@ package record
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,7 +60,7 @@ func TestOpenJSONReadsWindowsLazily(t *testing.T) {
 	if err := WriteJSON(p, sampleRun(t, 7)); err != nil {
 		t.Fatal(err)
 	}
-	full, err := ReadJSON(p)
+	full, err := ReadJSON(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestOpenJSONRejectsBadFiles(t *testing.T) {
 			if _, err := OpenJSON(p); err == nil {
 				t.Errorf("OpenJSON(%q): no error", tc.body)
 			}
-			if _, err := ReadJSON(p); err == nil {
+			if _, err := ReadJSON(context.Background(), p); err == nil {
 				t.Errorf("ReadJSON(%q): no error", tc.body)
 			}
 		})
@@ -135,7 +136,7 @@ func FuzzReadJSON(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if r, err := ReadJSON(p); err == nil && r.SchemaVersion != SchemaVersion {
+		if r, err := ReadJSON(context.Background(), p); err == nil && r.SchemaVersion != SchemaVersion {
 			t.Fatalf("ReadJSON accepted schema version %d", r.SchemaVersion)
 		}
 		r, err := OpenJSON(p)

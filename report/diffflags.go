@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -59,13 +60,13 @@ func (f *DiffFlags) Options() (DiffOptions, error) {
 // (paths resolve against wd), prints the comparison on stdout and writes
 // --json's and --markdown's files. Exit 1 on a significant regression; 2
 // on bad flags or when nothing could be compared; 3 when a record cannot
-// be read or is of a failed run.
-func (f *DiffFlags) Diff(wd workdir.FS, stdout io.Writer, base, head string) error {
+// be read or is of a failed run. It gives up when ctx ends.
+func (f *DiffFlags) Diff(ctx context.Context, wd workdir.FS, stdout io.Writer, base, head string) error {
 	o, err := f.Options()
 	if err != nil {
 		return exitcode.Fail(exitcode.Usage, err)
 	}
-	d, err := CompareFiles(wd.Path(base), wd.Path(head), o)
+	d, err := CompareFiles(ctx, wd.Path(base), wd.Path(head), o)
 	if d == nil {
 		return exitcode.Fail(exitcode.RunError, err)
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,7 +79,7 @@ func TestDiffCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			var stdout bytes.Buffer
-			err := f.Diff(wd, &stdout, tt.base, tt.head)
+			err := f.Diff(context.Background(), wd, &stdout, tt.base, tt.head)
 			code := exitcode.OK
 			if ee, ok := exitcode.As(err); ok {
 				code = ee.Code

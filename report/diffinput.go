@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -21,19 +22,20 @@ var ErrNothingCompared = errors.New("nothing compared")
 var ErrUnusableRecord = errors.New("record unusable for a comparison")
 
 // ReadRuns reads run records from files and folders (every run.json below a
-// folder), in path order.
-func ReadRuns(paths []string) ([]*record.Run, error) {
-	return readRuns(paths, nil)
+// folder), in path order, each bounded as record.ReadJSON says; it gives
+// up when ctx ends.
+func ReadRuns(ctx context.Context, paths []string) ([]*record.Run, error) {
+	return readRuns(ctx, paths, nil)
 }
 
 // ReadComparableRuns is ReadRuns for a comparison: a record of an
 // incomplete run, or one without windows, is an error (ErrUnusableRecord)
 // that names its file.
-func ReadComparableRuns(paths []string) ([]*record.Run, error) {
-	return readRuns(paths, comparable)
+func ReadComparableRuns(ctx context.Context, paths []string) ([]*record.Run, error) {
+	return readRuns(ctx, paths, comparable)
 }
 
-func readRuns(paths []string, check func(*record.Run) error) ([]*record.Run, error) {
+func readRuns(ctx context.Context, paths []string, check func(*record.Run) error) ([]*record.Run, error) {
 	var out []*record.Run
 	for _, p := range paths {
 		files, err := runFiles(p)
@@ -41,7 +43,7 @@ func readRuns(paths []string, check func(*record.Run) error) ([]*record.Run, err
 			return nil, err
 		}
 		for _, f := range files {
-			r, err := record.ReadJSON(f)
+			r, err := record.ReadJSON(ctx, f)
 			if err != nil {
 				return nil, err
 			}

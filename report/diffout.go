@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -118,13 +119,14 @@ func (d *Diff) Markdown() string {
 
 // CompareFiles compares the run records at base and head (files, or
 // folders of them). A record that cannot be read or used is an error with
-// no Diff; ErrNothingCompared comes with the Diff, which says why.
-func CompareFiles(base, head string, o DiffOptions) (*Diff, error) {
-	b, err := ReadComparableRuns([]string{base})
+// no Diff; ErrNothingCompared comes with the Diff, which says why. It
+// gives up when ctx ends.
+func CompareFiles(ctx context.Context, base, head string, o DiffOptions) (*Diff, error) {
+	b, err := ReadComparableRuns(ctx, []string{base})
 	if err != nil {
 		return nil, fmt.Errorf("base: %w", err)
 	}
-	h, err := ReadComparableRuns([]string{head})
+	h, err := ReadComparableRuns(ctx, []string{head})
 	if err != nil {
 		return nil, fmt.Errorf("head: %w", err)
 	}

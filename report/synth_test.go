@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"flag"
 	"math"
 	"math/rand/v2"
@@ -39,7 +40,7 @@ func golden(t *testing.T, name string, got []byte) {
 // recorded loads a trimmed run record of bank-slow-vault from testdata/runs.
 func recorded(t testing.TB, name string) *record.Run {
 	t.Helper()
-	r, err := record.ReadJSON(filepath.Join("testdata", "runs", name+".json"))
+	r, err := record.ReadJSON(context.Background(), filepath.Join("testdata", "runs", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,7 @@ func TestWriteAll(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	back, err := record.ReadJSON(filepath.Join(dir, "run.json"))
+	back, err := record.ReadJSON(context.Background(), filepath.Join(dir, "run.json"))
 	if err != nil || back.Scenario != r.Scenario {
 		t.Errorf("run.json does not read back: %v", err)
 	}

@@ -96,4 +96,7 @@ type Results struct {
 	OnListen func(shard, addr string)
 	// OnRefused, when set, is called with each refused connection's reason.
 	OnRefused func(error)
+	// HelloTimeout is how long a connection to a receiver has to send its
+	// hello; 0 is stream.DefaultHelloTimeout (tests shorten it).
+	HelloTimeout time.Duration
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -31,7 +32,7 @@ func (f *ResultsFlags) Register(fl *pflag.FlagSet, token string) {
 // Settings checks the flags (paths resolve against wd) and builds the
 // runner's results settings; errors are usage errors. A generated token,
 // the listen addresses and refused streams are said on stderr.
-func (f *ResultsFlags) Settings(wd workdir.FS, stderr io.Writer) (Results, error) {
+func (f *ResultsFlags) Settings(ctx context.Context, wd workdir.FS, stderr io.Writer) (Results, error) {
 	var res Results
 	if f.Listen != "" {
 		if _, _, err := net.SplitHostPort(f.Listen); err != nil {
@@ -43,11 +44,11 @@ func (f *ResultsFlags) Settings(wd workdir.FS, stderr io.Writer) (Results, error
 		return res, errors.New("--results-tls-cert and --results-tls-key go together")
 	}
 	if f.Cert != "" {
-		cfg, err := stream.ServerTLS(wd.Path(f.Cert), wd.Path(f.Key))
+		cfg, err := stream.ServerTLS(ctx, wd.Path(f.Cert), wd.Path(f.Key))
 		if err != nil {
 			return res, err
 		}
-		opts, err := localK6TLS(wd, f.Cert)
+		opts, err := localK6TLS(ctx, wd, f.Cert)
 		if err != nil {
 			return res, err
 		}
@@ -72,8 +73,8 @@ func (f *ResultsFlags) Settings(wd workdir.FS, stderr io.Writer) (Results, error
 
 // localK6TLS is what the local load processes (k6 or chaosrun load) need
 // to trust the receiver's certificate.
-func localK6TLS(wd workdir.FS, certFile string) (url.Values, error) {
-	b, err := wd.ReadFile(certFile)
+func localK6TLS(ctx context.Context, wd workdir.FS, certFile string) (url.Values, error) {
+	b, err := wd.ReadFile(ctx, certFile, workdir.MaxSmall)
 	if err != nil {
 		return nil, fmt.Errorf("--results-tls-cert: %w", err)
 	}

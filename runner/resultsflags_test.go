@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"net"
 	"os"
 	"strings"
@@ -37,7 +38,7 @@ func TestResultsFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var errb bytes.Buffer
-			res, err := tt.flags.Settings(workdir.FS{FS: os.DirFS("/"), Dir: t.TempDir()}, &errb)
+			res, err := tt.flags.Settings(context.Background(), workdir.FS{FS: os.DirFS("/"), Dir: t.TempDir()}, &errb)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)

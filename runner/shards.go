@@ -164,7 +164,7 @@ func (l *shardedLoad) listen(ctx context.Context, i int) error {
 		return err
 	}
 	l.copies = append(l.copies, cp)
-	recv, err := stream.ListenWith(ctx, stream.Config{Addr: addr, Token: l.token, TLS: l.res.TLS, OnRefused: l.res.OnRefused, Log: wl, Keep: l.keep, Copy: cp})
+	recv, err := stream.ListenWith(ctx, stream.Config{Addr: addr, Token: l.token, TLS: l.res.TLS, OnRefused: l.res.OnRefused, Log: wl, Keep: l.keep, Copy: cp, HelloTimeout: l.res.HelloTimeout})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -43,20 +44,13 @@ func (e streamingEngine) RunShard(ctx context.Context, sh Shard) error {
 	return err
 }
 
-func window(reqs int) string {
-	return fmt.Sprintf(`{"type":"window","start":"2026-01-01T00:00:00Z","series":[{"metric":"http_reqs","kind":"counter","count":%d,"sum":%d}]}`, reqs, reqs)
-}
-
-// TestShardsStreamWithTheRunsToken: without a token in Results, the run
-// makes one, the same for every shard; only the streams that show it
-// count, and the forgers' refused connections are in the notes.
-func TestShardsStreamWithTheRunsToken(t *testing.T) {
-	e := streamingEngine{tokens: make(chan string, 2)}
-	l := NewShardedLoad(e, 2, LoadSpec{OutDir: t.TempDir()}, Results{})
+// runShards runs the load to its end and collects its windows and notes.
+func runShards(t *testing.T, l Load) (record.WindowSource, []string) {
+	t.Helper()
 	if err := l.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	t.Cleanup(func() { l.Close() })
 	for err := range l.Ended() {
 		if err != nil {
 			t.Fatal(err)
@@ -66,6 +60,19 @@ func TestShardsStreamWithTheRunsToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return src, notes
+}
+
+func window(reqs int) string {
+	return fmt.Sprintf(`{"type":"window","start":"2026-01-01T00:00:00Z","series":[{"metric":"http_reqs","kind":"counter","count":%d,"sum":%d}]}`, reqs, reqs)
+}
+
+// TestShardsStreamWithTheRunsToken: without a token in Results, the run
+// makes one, the same for every shard; only the streams that show it
+// count, and the forgers' refused connections are in the notes.
+func TestShardsStreamWithTheRunsToken(t *testing.T) {
+	e := streamingEngine{tokens: make(chan string, 2)}
+	src, notes := runShards(t, NewShardedLoad(e, 2, LoadSpec{OutDir: t.TempDir()}, Results{}))
 	if a, b := <-e.tokens, <-e.tokens; a == "" || a != b {
 		t.Fatalf("shards were given tokens %q and %q; want one token, not empty", a, b)
 	}
@@ -86,5 +93,44 @@ func TestShardsStreamWithTheRunsToken(t *testing.T) {
 		if !strings.Contains(joined, want) {
 			t.Errorf("notes lack %q:\n%s", want, joined)
 		}
+	}
+}
+
+// silentEngine's shard first opens a connection to its receiver that
+// never sends a hello, waits until the receiver has given up on it, then
+// streams as a load process does.
+type silentEngine struct{ wait time.Duration }
+
+func (silentEngine) Name() string { return "fake" }
+
+func (e silentEngine) RunShard(ctx context.Context, sh Shard) error {
+	silent, err := net.Dial("tcp", sh.StreamAddr)
+	if err != nil {
+		return err
+	}
+	defer silent.Close()
+	_ = silent.SetReadDeadline(time.Now().Add(e.wait))
+	answer, err := io.ReadAll(silent) // the refusal, then the close
+	if err != nil || !strings.Contains(string(answer), "no hello") {
+		return fmt.Errorf("the receiver kept a connection without a hello for %s: read %q, %v", e.wait, answer, err)
+	}
+	return streamingEngine{tokens: make(chan string, 1)}.RunShard(ctx, sh)
+}
+
+// TestShardsRefuseASilentConnection: a connection that sends no hello
+// within the hello deadline is closed and refused as "no hello", and the
+// refusal is among the run's problems; the shard's own stream counts.
+func TestShardsRefuseASilentConnection(t *testing.T) {
+	const deadline = 200 * time.Millisecond
+	t0 := time.Now()
+	_, notes := runShards(t, NewShardedLoad(silentEngine{wait: 10 * deadline}, 1, LoadSpec{OutDir: t.TempDir()}, Results{HelloTimeout: deadline}))
+	joined := strings.Join(notes, "\n")
+	// The shard's stream also meets a forger (streamingEngine): a second refusal.
+	if !strings.Contains(joined, "results stream of fake: refused 2 connection(s): 1 no hello, 1 no or wrong token (first: connection 1 from 127.0.0.1:") ||
+		!strings.Contains(joined, "refused: no hello within 200ms)") {
+		t.Errorf("notes lack the silent connection's refusal:\n%s", joined)
+	}
+	if took := time.Since(t0); took > 5*time.Second {
+		t.Errorf("took %s: the deadline given was not the one applied", took)
 	}
 }

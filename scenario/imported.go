@@ -3,7 +3,6 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -18,6 +17,9 @@ type Named struct {
 // refinable lists what a scenario may say of an imported service.
 const refinable = "env, health, metrics, port"
 
+// composeAllowed is what compose: may name.
+const composeAllowed = "a Compose file inside the scenario's folder"
+
 // importCompose brings in the services of the scenario's Compose file,
 // first in the file's order, each refined by the scenario's services:
 // entry of the same name; the scenario's other services follow.
@@ -28,16 +30,12 @@ func importCompose(s *Scenario, opts Options) Errors {
 	at := s.meta.at("compose", s.File)
 	bad := func(format string, args ...any) Errors {
 		s.meta.bad["compose"] = true
-		return Errors{{File: at.file, Line: at.line, Col: at.col, Field: "compose", Msg: fmt.Sprintf(format, args...)}}
+		return Errors{{File: at.file, Line: at.line, Col: at.col, Field: "compose", Msg: fmt.Sprintf(format, args...), Allowed: composeAllowed}}
 	}
 	if opts.Compose == nil {
 		return bad("Compose files are not read here")
 	}
-	path := s.Compose
-	if !filepath.IsAbs(path) && s.File != "" {
-		path = filepath.Join(filepath.Dir(s.File), path)
-	}
-	imported, err := opts.Compose(path)
+	imported, err := opts.Compose(s.File, s.Compose)
 	if err != nil {
 		var errs Errors
 		if errors.As(err, &errs) {

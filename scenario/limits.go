@@ -33,12 +33,13 @@ func ReadAll(file string, r io.Reader) ([]byte, error) {
 }
 
 func tooLarge(file string, data []byte) *Error {
-	line, col := lineCol(data, MaxFileSize)
+	line, col := LineCol(data, MaxFileSize)
 	return &Error{File: file, Line: line, Col: col, Msg: fmt.Sprintf("the file goes on past %d KiB, the most a scenario file may hold", MaxFileSize>>10)}
 }
 
-// lineCol is the 1-based line and column (in characters) of byte i.
-func lineCol(data []byte, i int) (line, col int) {
+// LineCol is the 1-based line and column (in characters) of byte i of a
+// file's text, as errors give positions.
+func LineCol(data []byte, i int) (line, col int) {
 	line, start := 1, 0
 	for j, c := range data[:i] {
 		if c == '\n' {
@@ -69,7 +70,7 @@ func scanText(file string, data []byte) *Error {
 			err = s.step(r)
 		}
 		if err != nil {
-			line, col := lineCol(data, s.i)
+			line, col := LineCol(data, s.i)
 			return &Error{File: file, Line: line, Col: col, Msg: err.Error()}
 		}
 		s.prev = r

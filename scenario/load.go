@@ -32,10 +32,11 @@ type Options struct {
 	// HostKind reports whether a fault kind acts on a host (host:) rather
 	// than an edge (edge:); nil treats the kinds named host_* as host kinds.
 	HostKind func(kind string) bool
-	// Compose reads the services of a Compose file (compose:, the path
-	// resolved against the scenario's folder); nil refuses the key. Its
-	// errors, when they are Errors, keep their positions in that file.
-	Compose func(file string) ([]Named, error)
+	// Compose reads the services of the Compose file scenarioFile names
+	// (compose: name, which must lie inside the scenario's folder); nil
+	// refuses the key. Its errors, when they are Errors, keep their
+	// positions in that file; others are placed at compose:.
+	Compose func(scenarioFile, name string) ([]Named, error)
 }
 
 // Load reads, decodes and validates a scenario file.

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/workloads"
 )
@@ -44,8 +44,9 @@ func (l Loader) LoadAll(ctx context.Context, files, sets, allow []string, proble
 }
 
 // Script reads the k6 script of sc, loaded from file: beside the scenario
-// first, then in the bundled scripts (as a run finds it).
-func (l Loader) Script(file string, sc *scenario.Scenario) ([]byte, error) {
+// first, then in the bundled scripts (as a run finds it); at most
+// workdir.MaxScript bytes, until ctx ends.
+func (l Loader) Script(ctx context.Context, file string, sc *scenario.Scenario) ([]byte, error) {
 	root, err := l.K6.Checkout()
 	if err != nil {
 		return nil, err
@@ -58,7 +59,7 @@ func (l Loader) Script(file string, sc *scenario.Scenario) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return os.ReadFile(p)
+	return workdir.Read(ctx, p, workdir.MaxScript, workdir.OS(p), io.ReadAll)
 }
 
 // Sources are what an exported scenario carries: its file (or catalog
@@ -70,7 +71,7 @@ func (l Loader) Sources(ctx context.Context, file string, sc *scenario.Scenario)
 		errs = append(errs, err)
 	}
 	if sc.Workload.EngineName() == scenario.EngineK6 {
-		if script, err = l.Script(file, sc); err != nil {
+		if script, err = l.Script(ctx, file, sc); err != nil {
 			errs = append(errs, err)
 		}
 	}

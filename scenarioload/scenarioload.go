@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/chaosrun/chaosrun/assertions"
@@ -24,7 +25,10 @@ import (
 
 // Checkers wires the fault and assertion checkers into the scenario model's
 // loader.
-func Checkers() scenario.Options {
+func Checkers() scenario.Options { return checkers(context.Background()) }
+
+// checkers is Checkers with the Compose file read until ctx ends.
+func checkers(ctx context.Context) scenario.Options {
 	return scenario.Options{
 		FaultKind:  faults.Check,
 		Check:      assertions.ValidateCheck,
@@ -32,7 +36,9 @@ func Checkers() scenario.Options {
 		LiveMetric: assertions.ValidateLiveMetric,
 		Targets:    servers.Targets(),
 		HostKind:   faults.IsHostKind,
-		Compose:    compose.Import,
+		Compose: func(file, name string) ([]scenario.Named, error) {
+			return compose.ImportFor(ctx, file, name)
+		},
 	}
 }
 
@@ -52,14 +58,14 @@ func (l Loader) Load(ctx context.Context, file string, sets []string) (*scenario
 	if err != nil {
 		return nil, err
 	}
-	sc, err := scenario.Parse(file, data, Checkers())
+	sc, err := scenario.Parse(file, data, checkers(ctx))
 	if err != nil {
 		return nil, err
 	}
 	if err := scenario.Apply(sc, sets); err != nil {
 		return nil, err
 	}
-	if err := scenario.Validate(sc, Checkers()); err != nil {
+	if err := scenario.Validate(sc, checkers(ctx)); err != nil {
 		return nil, err
 	}
 	if sc.Workload.EngineName() != scenario.EngineK6 {
@@ -76,35 +82,22 @@ func (l Loader) Load(ctx context.Context, file string, sets []string) (*scenario
 	return sc, nil
 }
 
-// Read reads a scenario file, at most scenario.MaxFileSize bytes of it,
+// Read reads a scenario file, at most scenario.MaxFileSize bytes of it
+// (a longer one is refused at the line and column where the cap falls),
 // or a catalog scenario. It returns when ctx ends even if the read does
-// not: opening or reading a FIFO nobody writes to blocks, and no read can
-// be cancelled.
+// not (see workdir.Read).
 func (l Loader) Read(ctx context.Context, file string) ([]byte, error) {
-	type result struct {
-		data []byte
-		err  error
-	}
 	if scenarios.IsRef(file) {
 		return scenarios.ReadRef(file)
 	}
-	done := make(chan result, 1)
-	go func() {
+	open := func() (io.ReadCloser, error) {
 		f, err := l.FS.Open(file)
 		if err != nil {
-			done <- result{err: fmt.Errorf("scenario: %w", err)}
-			return
+			return nil, fmt.Errorf("scenario: %w", err)
 		}
-		defer f.Close()
-		data, err := scenario.ReadAll(file, f)
-		done <- result{data, err}
-	}()
-	select {
-	case r := <-done:
-		return r.data, r.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("reading %s: %w", file, context.Cause(ctx))
+		return f, nil
 	}
+	return workdir.Read(ctx, file, 0, open, func(r io.Reader) ([]byte, error) { return scenario.ReadAll(file, r) })
 }
 
 // Path is file resolved against the working directory; a catalog
@@ -170,23 +163,43 @@ func BundledScripts(o k6build.Options, root string) (string, error) {
 }
 
 // BlastRadius is what a scenario's load may reach beyond loopback and its
-// own services (allow, and the scenario's allow_targets); it refuses
-// parameters that point anywhere else, at their place in the scenario.
+// own services (allow, and the scenario's allow_targets); it refuses, at
+// their place in the scenario, parameters, k6 outputs and flags that point
+// anywhere else (k6's --blacklist-ip does not cover where outputs send),
+// and external services not allowed.
 func BlastRadius(sc *scenario.Scenario, allow []string) (*guard.Allowed, error) {
 	a, err := guard.Parse(append(append([]string{}, allow...), sc.AllowTargets...))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", sc.File, err)
 	}
+	var errs scenario.Errors
 	if err := a.CheckParams(sc.Workload.Params); err != nil {
-		if pe := (*guard.ParamError)(nil); errors.As(err, &pe) {
-			return nil, scenario.Errors{sc.Problem("workload.params."+pe.Key, guard.ParamsAllowed, "points at %s, outside this run's blast radius", pe.Host)}
-		}
-		return nil, err
-	}
-	for _, name := range sc.ExternalServices() {
-		if err := a.CheckExternal(name, sc.Services[name].External); err != nil {
+		pe := (*guard.ParamError)(nil)
+		if !errors.As(err, &pe) {
 			return nil, err
 		}
+		errs = append(errs, sc.Problem("workload.params."+pe.Key, guard.ParamsAllowed, "points at %s, outside this run's blast radius", pe.Host))
+	}
+	if k := sc.Workload.K6; k != nil {
+		for i, out := range k.Outputs {
+			if host, ok := a.Refused(guard.ArgHosts(out)); ok {
+				errs = append(errs, sc.Problem(fmt.Sprintf("workload.k6.outputs[%d]", i), guard.ParamsAllowed,
+					"k6 output %q sends to %s, outside this run's blast radius (k6's --blacklist-ip does not cover outputs)", out, host))
+			}
+		}
+		for i, f := range k.Flags {
+			if host, ok := a.Refused(guard.ArgHosts(f)); ok {
+				errs = append(errs, sc.Problem(fmt.Sprintf("workload.k6.flags[%d]", i), guard.ParamsAllowed, "k6 flag %q points at %s, outside this run's blast radius", f, host))
+			}
+		}
+	}
+	for _, name := range sc.ExternalServices() {
+		if err := a.CheckExternal(sc.Services[name].External); err != nil {
+			errs = append(errs, sc.Problem("services."+name+".external", guard.ExternalAllowed, "%v", err))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	return a, nil
 }

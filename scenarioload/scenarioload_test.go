@@ -3,6 +3,7 @@ package scenarioload
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/scenarios"
@@ -92,18 +94,59 @@ func TestReadGivesUpOnCancel(t *testing.T) {
 	}
 }
 
-// TestBlastRadius: a parameter pointing outside loopback is refused at
-// its place in the scenario unless allowed.
+// TestBlastRadius: a parameter, a k6 output or flag, or an external
+// service pointing outside loopback is refused at its place in the
+// scenario (file:line:col, the field, what is allowed) unless allowed;
+// k6's --blacklist-ip would not stop an output.
 func TestBlastRadius(t *testing.T) {
+	const base = `version: 1
+name: s
+services:
+  api: {external: "%s"}
+workload:
+  script: hello.js
+  duration: 5s
+  targets: [api]
+  params: {UPSTREAM: "%s"}
+  k6:
+    outputs: [csv=results.csv, "%s"]
+    flags: ["--tag=team=x", "%s"]
+`
+	ok := []string{"127.0.0.1:8080", "http://localhost:80", "experimental-prometheus-rw", "--summary-trend-stats=avg,p(99)"}
+	for _, tc := range []struct {
+		name  string
+		field int // which of ok's values is replaced by bad
+		bad   string
+		allow []string
+		want  string
+	}{
+		{"all inside", 0, ok[0], nil, ""},
+		{"external", 0, "10.9.8.7:80", nil, "s.yaml:4:19: services.api.external: 10.9.8.7:80 is outside this run's blast radius: add 10.9.8.7:80 to allow_targets (allowed: loopback, and --allow-target/allow_targets entries)"},
+		{"external allowed", 0, "10.9.8.7:80", []string{"10.9.8.7"}, ""},
+		{"param", 1, "http://10.9.8.7:80", nil, "s.yaml:9:22: workload.params.UPSTREAM: points at 10.9.8.7, outside this run's blast radius (allowed: " + guard.ParamsAllowed + ")"},
+		{"param allowed", 1, "http://10.9.8.7:80", []string{"10.9.8.7"}, ""},
+		{"output", 2, "influxdb=http://10.0.0.5:8086", nil, `s.yaml:11:32: workload.k6.outputs[1]: k6 output "influxdb=http://10.0.0.5:8086" sends to 10.0.0.5, outside this run's blast radius (k6's --blacklist-ip does not cover outputs) (allowed: ` + guard.ParamsAllowed + ")"},
+		{"output allowed", 2, "influxdb=http://10.0.0.5:8086", []string{"10.0.0.5:8086"}, ""},
+		{"flag", 3, "--local-ips=192.168.7.1", nil, `s.yaml:12:29: workload.k6.flags[1]: k6 flag "--local-ips=192.168.7.1" points at 192.168.7.1, outside this run's blast radius`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vals := append([]any{}, ok[0], ok[1], ok[2], ok[3])
+			vals[tc.field] = tc.bad
+			sc, err := scenario.Parse("s.yaml", fmt.Appendf(nil, base, vals...), Checkers())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = BlastRadius(sc, tc.allow)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want) || strings.Contains(err.Error(), "\n")):
+				t.Errorf("got %v\nwant %s", err, tc.want)
+			}
+		})
+	}
 	sc := &scenario.Scenario{File: "s.yaml"}
-	sc.Workload.Params = map[string]string{"upstream": "http://10.9.8.7:80"}
-	if _, err := BlastRadius(sc, nil); err == nil || !strings.Contains(err.Error(), "outside this run's blast radius") {
-		t.Errorf("a parameter on 10.9.8.7: %v", err)
-	}
-	if _, err := BlastRadius(sc, []string{"10.9.8.7"}); err != nil {
-		t.Errorf("an allowed host: %v", err)
-	}
-	if _, err := BlastRadius(sc, []string{"not a host:x:y"}); err == nil || !strings.HasPrefix(err.Error(), "s.yaml: ") {
+	if _, err := BlastRadius(sc, []string{":80"}); err == nil || !strings.HasPrefix(err.Error(), "s.yaml: --allow-target \":80\": want host or host:port") {
 		t.Errorf("a bad --allow-target: %v", err)
 	}
 }

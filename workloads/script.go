@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/scenarios"
 )
@@ -38,7 +39,7 @@ func ResolveScript(scenarioFile, script, dir string) (string, error) {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(root, script)
 		}
-		if !within(root, p) {
+		if !workdir.Within(root, p) {
 			why = append(why, fmt.Sprintf("%s is outside %s", p, root))
 			continue
 		}
@@ -49,42 +50,6 @@ func ResolveScript(scenarioFile, script, dir string) (string, error) {
 		why = append(why, err.Error())
 	}
 	return "", fmt.Errorf("workload script %s: not found inside the scenario's folder or the bundled scripts: %s", script, strings.Join(why, "; "))
-}
-
-// within reports whether p lies inside folder root once symbolic links of
-// both are followed (as far as they exist).
-func within(root, p string) bool {
-	r, err := realPath(root)
-	if err != nil {
-		return false
-	}
-	q, err := realPath(p)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(r, q)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-// realPath is p absolute, with the symbolic links of its longest existing
-// prefix followed.
-func realPath(p string) (string, error) {
-	p, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	var rest []string
-	for {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(append([]string{r}, rest...)...), nil
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return filepath.Join(append([]string{p}, rest...)...), nil
-		}
-		rest = append([]string{filepath.Base(p)}, rest...)
-		p = parent
-	}
 }
 
 // isFile is nil when p is a file (not a folder).

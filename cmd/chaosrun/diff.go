@@ -22,7 +22,7 @@ scenario on a side are repeated runs. Exit 1 when a figure got significantly wor
 enough); 3 when a record cannot be read, is of an incomplete run or holds no windows.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return untilDone(cmd.Context(), func() error { return f.Diff(st.files(), st.Stdout, args[0], args[1]) })
+			return untilDone(cmd.Context(), func() error { return f.Diff(cmd.Context(), st.files(), st.Stdout, args[0], args[1]) })
 		},
 	}
 	f.Register(cmd.Flags())

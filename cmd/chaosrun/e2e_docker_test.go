@@ -109,14 +109,16 @@ func TestDockerBringYourOwnRedisAB(t *testing.T) {
 }
 
 // TestReliabilityDockerInterruptAndKill: Ctrl-C and a closed terminal
-// (SIGHUP) tear the containers and the network down; SIGKILL cannot, and
-// `chaosrun clean` removes what it left.
+// (SIGHUP) tear the containers and the network down and leave a record
+// marked incomplete; SIGKILL cannot, and `chaosrun clean` removes what it
+// left.
 func TestReliabilityDockerInterruptAndKill(t *testing.T) {
 	skipShort(t)
 	cli := requireDockerEngine(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
-			bg := startChaosrun(t, append([]string{"run", "--quiet", "--testbed", "docker", "--out-dir", t.TempDir()}, append(shortRun, "scenarios/bank-slow-vault.yaml")...)...)
+			outDir := t.TempDir()
+			bg := startChaosrun(t, append([]string{"run", "--quiet", "--testbed", "docker", "--out-dir", outDir}, append(shortRun, "scenarios/bank-slow-vault.yaml")...)...)
 			pid := bg.cmd.Process.Pid
 			// Wait until the stack runs and load has started.
 			deadline := time.Now().Add(5 * time.Minute)
@@ -136,6 +138,10 @@ func TestReliabilityDockerInterruptAndKill(t *testing.T) {
 				}
 				if left := ownedBy(t, cli, pid); len(left) > 0 {
 					t.Errorf("left after %s: %v", sig, left)
+				}
+				r := readRecord(t, filepath.Join(outDir, "bank-slow-vault", "run.json"))
+				if !r.Incomplete || r.Testbed != "docker" {
+					t.Errorf("the record of a Docker run ended by %s: incomplete %v, testbed %q; want marked incomplete, docker (problems: %v)", sig, r.Incomplete, r.Testbed, r.Problems)
 				}
 				return
 			}

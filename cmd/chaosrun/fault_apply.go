@@ -34,7 +34,7 @@ func newFaultApplyCmd(st *State) *cobra.Command {
 			if err != nil || u == nil {
 				return err
 			}
-			rep, zero, closeRep, err := report.Open(st.files(), st.Stderr, f.Delay, f.Wait)
+			rep, zero, closeRep, err := report.Open(cmd.Context(), st.files(), st.Stderr, f.Delay, f.Wait)
 			if err != nil {
 				return exitcode.Fail(exitUsage, err)
 			}

@@ -13,8 +13,8 @@ func newInitCmd(st *State) *cobra.Command {
 		Use:   "init --compose FILE [--out DIR] [--force]",
 		Short: "write a starter scenario (and its k6 script) for a Compose project",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			return f.Init(st.files(), st.Stdout)
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.Init(cmd.Context(), st.files(), st.Stdout)
 		},
 	}
 	f.Register(cmd.Flags())

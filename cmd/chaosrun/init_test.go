@@ -8,10 +8,22 @@ import (
 )
 
 // TestInitCompose: `chaosrun init --compose` writes a scenario and its
-// script that `chaosrun validate` accepts, and refuses to overwrite them.
+// script that `chaosrun validate` accepts, and refuses to overwrite them;
+// a scenario written where its compose: would lie outside its folder is
+// refused before anything is written.
 func TestInitCompose(t *testing.T) {
+	if code, _, stderr := runCLI(t, "init", "--compose", "testdata/compose/compose.yaml", "--out", t.TempDir()); code != exitUsage || !strings.Contains(stderr, "outside its own folder: write it in the Compose file's folder or one above it") {
+		t.Errorf("init --out elsewhere: exit %d, %s", code, stderr)
+	}
 	dir := t.TempDir()
-	code, stdout, stderr := runCLI(t, "init", "--compose", "testdata/compose/compose.yaml", "--out", dir)
+	compose, err := os.ReadFile("testdata/compose/compose.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "compose.yaml"), compose, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "init", "--compose", filepath.Join(dir, "compose.yaml"), "--out", dir)
 	if code != exitOK {
 		t.Fatalf("init: exit %d\n%s", code, stderr)
 	}
@@ -25,7 +37,7 @@ func TestInitCompose(t *testing.T) {
 	if code, _, stderr := runCLI(t, "validate", file); code != exitOK {
 		t.Errorf("validate of the starter: exit %d\n%s", code, stderr)
 	}
-	if code, _, stderr := runCLI(t, "init", "--compose", "testdata/compose/compose.yaml", "--out", dir); code != exitUsage || !strings.Contains(stderr, "exists") {
+	if code, _, stderr := runCLI(t, "init", "--compose", filepath.Join(dir, "compose.yaml"), "--out", dir); code != exitUsage || !strings.Contains(stderr, "exists") {
 		t.Errorf("init over existing files: exit %d, %s", code, stderr)
 	}
 	if code, _, stderr := runCLI(t, "init"); code != exitUsage || !strings.Contains(stderr, "--compose") {

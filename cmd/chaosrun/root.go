@@ -97,12 +97,21 @@ func group(st *State, cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command
 }
 
 // harnessErrors makes an error a command returns without an exit code a
-// harness error (3): only cobra's own, about the command line, exit 2.
+// harness error (3): only cobra's own, about the command line, exit 2. A
+// command that fails once interrupted (a read given up on a signal) exits
+// 130, whatever it failed with.
 func harnessErrors(c *cobra.Command) {
 	if run := c.RunE; run != nil {
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			err := run(cmd, args)
-			if _, ok := exitcode.As(err); err != nil && !ok {
+			ee, ok := exitcode.As(err)
+			switch {
+			case err == nil:
+			case cmd.Context().Err() != nil && ok:
+				ee.Code = exitInterrupted
+			case cmd.Context().Err() != nil:
+				return exitcode.Fail(exitInterrupted, err)
+			case !ok:
 				return exitcode.Fail(exitRunError, err)
 			}
 			return err

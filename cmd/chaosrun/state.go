@@ -70,6 +70,3 @@ func (st *State) files() workdir.FS { return workdir.FS{FS: st.FS, Dir: st.Dir} 
 
 // path resolves p against the working directory.
 func (st *State) path(p string) string { return st.files().Path(p) }
-
-// readFile reads p from FS; errors name p as it was given.
-func (st *State) readFile(p string) ([]byte, error) { return st.files().ReadFile(p) }

@@ -17,7 +17,7 @@ func (f *Flags) Export(ctx context.Context, l scenarioload.Loader, stdout, stder
 	if err != nil {
 		return err
 	}
-	o, generated, caErr := f.Settings(l.FS)
+	o, generated, caErr := f.Settings(ctx, l.FS)
 	o.ScenarioFile, o.Script, err = l.Sources(ctx, file, sc)
 	if err := errors.Join(err, caErr); err != nil {
 		return exitcode.Fail(exitcode.Usage, err)

@@ -1,6 +1,7 @@
 package k8s
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -44,7 +45,7 @@ func (f *Flags) Register(fl *pflag.FlagSet, token string) {
 // Settings are the manifests' options with fresh secrets (Toxiproxy's
 // token, the seed, the results token when none is given: generated says
 // so) and the results CA read from wd.
-func (f *Flags) Settings(wd workdir.FS) (o Options, generated bool, err error) {
+func (f *Flags) Settings(ctx context.Context, wd workdir.FS) (o Options, generated bool, err error) {
 	o = f.Options
 	o.ToxiproxyToken, o.Seed = stream.NewToken(), rand.Int64N(1<<31)+1
 	generated = o.ResultsToken == ""
@@ -52,7 +53,7 @@ func (f *Flags) Settings(wd workdir.FS) (o Options, generated bool, err error) {
 		o.ResultsToken = stream.NewToken()
 	}
 	if f.CA != "" {
-		if o.ResultsCA, err = wd.ReadFile(f.CA); err != nil {
+		if o.ResultsCA, err = wd.ReadFile(ctx, f.CA, workdir.MaxSmall); err != nil {
 			err = fmt.Errorf("--results-ca: %w", err)
 		}
 	}

@@ -76,7 +76,7 @@ func (f *Flags) ExportResults(ctx context.Context, wd workdir.FS, stderr io.Writ
 	for i, a := range args {
 		paths[i] = wd.Path(a)
 	}
-	runs, err := report.ReadRuns(paths)
+	runs, err := report.ReadRuns(ctx, paths)
 	if err != nil {
 		return exitcode.Fail(exitcode.Usage, err)
 	}

@@ -31,10 +31,13 @@ type Info struct {
 }
 
 // Read reads the ldflags values and debug.ReadBuildInfo.
-func Read() Info {
+func Read() Info { return fromBuildInfo(debug.ReadBuildInfo()) }
+
+// fromBuildInfo is what the Go toolchain's build information bi says
+// (ok: there is some), with the ldflags values over it.
+func fromBuildInfo(bi *debug.BuildInfo, ok bool) Info {
 	b := Info{Version: "dev", Go: runtime.Version(), Toxiproxy: "unknown"}
-	bi, ok := debug.ReadBuildInfo()
-	if ok {
+	if ok && bi != nil {
 		if v := bi.Main.Version; v != "" && v != "(devel)" {
 			b.Version = v
 		}

@@ -40,12 +40,6 @@ func (w FS) Open(p string) (fs.File, error) {
 	return f, named(err, p)
 }
 
-// ReadFile reads p from FS; errors name p as it was given.
-func (w FS) ReadFile(p string) ([]byte, error) {
-	b, err := fs.ReadFile(w.FS, w.Name(p))
-	return b, named(err, p)
-}
-
 // Stat describes p in FS; errors name p as it was given.
 func (w FS) Stat(p string) (fs.FileInfo, error) {
 	fi, err := fs.Stat(w.FS, w.Name(p))

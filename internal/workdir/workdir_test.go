@@ -1,6 +1,7 @@
 package workdir
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"strings"
@@ -25,7 +26,7 @@ func TestPathsAndErrors(t *testing.T) {
 			t.Errorf("Name(%q) = %q, want %q", tc.in, got, tc.name)
 		}
 	}
-	if b, err := w.ReadFile("a.yaml"); err != nil || string(b) != "a" {
+	if b, err := w.ReadFile(context.Background(), "a.yaml", 1); err != nil || string(b) != "a" {
 		t.Errorf("ReadFile: %q, %v", b, err)
 	}
 	if ents, err := w.ReadDir("d"); err != nil || len(ents) != 1 {
@@ -34,7 +35,7 @@ func TestPathsAndErrors(t *testing.T) {
 	if fi, err := w.Stat("d"); err != nil || !fi.IsDir() {
 		t.Errorf("Stat: %v, %v", fi, err)
 	}
-	_, err := w.ReadFile("missing.yaml")
+	_, err := w.ReadFile(context.Background(), "missing.yaml", 1)
 	if !errors.Is(err, fs.ErrNotExist) || !strings.HasPrefix(err.Error(), "open missing.yaml:") {
 		t.Errorf("missing file: %v, want an error naming missing.yaml as given", err)
 	}

@@ -34,7 +34,7 @@ func (c *Command) Register(fl *pflag.FlagSet, getenv func(string) string) {
 // Run checks the flags, validates every scenario args name, then runs
 // them in turn (see Run); the worst exit code ends the command.
 func (c *Command) Run(ctx context.Context, env setup.Env, args []string) error {
-	results, cfg, err := c.check(env)
+	results, cfg, err := c.check(ctx, env)
 	if err != nil {
 		return exitcode.Fail(exitcode.Usage, err)
 	}
@@ -64,14 +64,14 @@ func (c *Command) Run(ctx context.Context, env setup.Env, args []string) error {
 // check checks the flags, in the order run reports them, and gives the
 // results stream's settings and the export's configuration; its errors
 // are usage errors.
-func (c *Command) check(env setup.Env) (runner.Results, metrics.Config, error) {
+func (c *Command) check(ctx context.Context, env setup.Env) (runner.Results, metrics.Config, error) {
 	if err := c.Setup.CheckShards(); err != nil {
 		return runner.Results{}, metrics.Config{}, err
 	}
 	if err := c.Setup.CheckTestbed(); err != nil {
 		return runner.Results{}, metrics.Config{}, err
 	}
-	results, err := c.Results.Settings(env.Scenarios.FS, env.Stderr)
+	results, err := c.Results.Settings(ctx, env.Scenarios.FS, env.Stderr)
 	if err != nil {
 		return results, metrics.Config{}, err
 	}

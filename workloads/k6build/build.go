@@ -51,7 +51,8 @@ const (
 
 // Ensure returns a k6 with xk6-resilience: opts.K6Path after checking it,
 // else the cached build for this extension source, building it on a miss
-// (from the checkout, else from the sources embedded in the binary).
+// from Sources (the sources embedded in the binary, unless a checkout's
+// differ from them).
 func Ensure(ctx context.Context, opts Options) (Binary, error) {
 	if opts.K6Path != "" {
 		return Verify(ctx, opts.abs(opts.K6Path))
@@ -87,7 +88,7 @@ func Ensure(ctx context.Context, opts Options) (Binary, error) {
 		return Verify(ctx, target)
 	}
 
-	fmt.Fprintf(progress, "building k6 %s with xk6-resilience (first use of extension source %s; a cold build takes a few minutes)\n", K6Version, hash)
+	fmt.Fprintf(progress, "building k6 %s with xk6-resilience from %s (first use of extension source %s; a cold build takes a few minutes)\n", K6Version, root, hash)
 	xk6, err := ensureXK6(ctx, root, cache, progress)
 	if err != nil {
 		return Binary{}, err

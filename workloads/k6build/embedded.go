@@ -6,6 +6,7 @@ import (
 	_ "embed" // the build's sources
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/chaosrun/chaosrun/internal/unpack"
@@ -47,14 +48,13 @@ func (o Options) Checkout() (string, error) {
 }
 
 // Sources is the folder a build takes the extension, the models module and
-// the xk6 tools module from: the checkout, else the embedded sources,
-// unpacked once into the cache.
+// the xk6 tools module from: the sources embedded in this binary, unpacked
+// once into the cache, when there is no checkout or the checkout holds the
+// same files (so that every build, the test suite's too, builds what an
+// installed binary builds, at no cost: the cached k6 is named by the same
+// hash); the checkout's while they are being changed.
 func (o Options) Sources() (string, error) {
 	root, err := o.Checkout()
-	if err != nil || root != "" {
-		return root, err
-	}
-	cache, err := o.Cache()
 	if err != nil {
 		return "", err
 	}
@@ -62,7 +62,44 @@ func (o Options) Sources() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if root != "" && !sameSources(os.DirFS(root), fsys) {
+		return root, nil
+	}
+	cache, err := o.Cache()
+	if err != nil {
+		return "", err
+	}
 	return unpack.Tree(fsys, cache, "src")
+}
+
+// sameSources reports whether the repository in repo holds exactly the
+// build's sources that embedded holds, file for file.
+func sameSources(repo, embedded fs.FS) bool {
+	n := 0
+	for _, dir := range []string{ExtensionDir, ModelsDir, XK6ToolsDir} {
+		srcs, err := sourceFiles(repo, dir, dir+"/")
+		if err != nil {
+			return false
+		}
+		for _, s := range srcs {
+			a, err := fs.ReadFile(repo, s.path)
+			if err != nil {
+				return false
+			}
+			if b, err := fs.ReadFile(embedded, s.rel); err != nil || !bytes.Equal(a, b) {
+				return false
+			}
+			n++
+		}
+	}
+	all := 0
+	err := fs.WalkDir(embedded, ".", func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			all++
+		}
+		return err
+	})
+	return err == nil && all == n
 }
 
 // sourceHash is the SourceHash of the sources a build would take: the

@@ -115,7 +115,8 @@ func TestEmbeddedSources(t *testing.T) {
 
 // TestSourcesWithoutACheckout: outside a repository the build's sources
 // are the embedded ones, unpacked into the cache with the layout a build
-// expects, and the cached k6 is named by their hash.
+// expects, and the cached k6 is named by their hash; so they are in a
+// checkout that holds the same files, and not in one whose differ.
 func TestSourcesWithoutACheckout(t *testing.T) {
 	cache := t.TempDir()
 	o := Options{Dir: t.TempDir(), CacheDir: cache}
@@ -142,15 +143,45 @@ func TestSourcesWithoutACheckout(t *testing.T) {
 	if err != nil || cached != cachedK6(cache, unpacked) {
 		t.Errorf("CachedK6() = %s, %v; want %s (the unpacked sources' hash)", cached, err, cachedK6(cache, unpacked))
 	}
-	// A checkout wins: CHAOSRUN_ROOT names one.
+	// A checkout with the same sources builds from the embedded ones (the
+	// suite's builds prove an installed binary's); one whose sources
+	// differ, from its own.
+	repo := t.TempDir()
+	fsys, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(repo, fsys); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module "+RootModule+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	o.Getenv = func(k string) string {
 		if k == "CHAOSRUN_ROOT" {
-			return "../.."
+			return repo
 		}
 		return ""
 	}
-	o.Dir, _ = os.Getwd()
-	if root, err := o.Sources(); err != nil || root != filepath.Join(filepath.Dir(filepath.Dir(o.Dir))) {
-		t.Errorf("Sources() with CHAOSRUN_ROOT = %q, %v; want the checkout", root, err)
+	if root, err := o.Sources(); err != nil || root != src {
+		t.Errorf("Sources() of a checkout with the embedded sources = %q, %v; want them unpacked, %s", root, err, src)
+	}
+	for _, change := range []string{ExtensionDir + "/added.go", XK6ToolsDir + "/go.sum", ModelsDir + "/go.mod"} {
+		p := filepath.Join(repo, change)
+		before, _ := os.ReadFile(p)
+		if err := os.WriteFile(p, append(before, "\n// changed\n"...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if root, err := o.Sources(); err != nil || root != repo {
+			t.Errorf("Sources() with %s changed in the checkout = %q, %v; want the checkout %s", change, root, err, repo)
+		}
+		if before == nil {
+			err = os.Remove(p)
+		} else {
+			err = os.WriteFile(p, before, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -173,10 +173,16 @@ func TestLockExcludes(t *testing.T) {
 	unlock2()
 }
 
-// TestEnsureRealBuild builds (or finds cached) the real k6 with the extension.
+// TestEnsureRealBuild builds (or finds cached) the real k6 with the
+// extension, from the sources embedded in the binary, unpacked: the
+// checkout holds the same files (TestEmbeddedSources), so the suite's k6,
+// cached under the same hash, is what an installed chaosrun builds.
 func TestEnsureRealBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds k6 (minutes when cold)")
+	}
+	if src, err := (Options{Getenv: os.Getenv}).Sources(); err != nil || !strings.HasPrefix(filepath.Base(src), "src-") {
+		t.Errorf("the build takes its sources from %s (%v), want the embedded ones unpacked into the cache (is source.zip stale? TestEmbeddedSources)", src, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()

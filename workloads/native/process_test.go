@@ -141,7 +141,7 @@ func TestRunToReceiver(t *testing.T) {
 	spec := Spec{Seed: 1, Streams: []Stream{{Name: "get", Targets: []string{srv.URL}, Method: "GET", Path: "/", Timeout: time.Second,
 		Arrival: arrival.Constant(100, 0, 30*time.Second), Tags: map[string]string{"api": "Get"}}}}
 	certFile, keyFile := testenv.WriteCert(t, []string{"judge.test"}, nil)
-	serverTLS, err := stream.ServerTLS(certFile, keyFile)
+	serverTLS, err := stream.ServerTLS(context.Background(), certFile, keyFile)
 	if err != nil {
 		t.Fatal(err)
 	}

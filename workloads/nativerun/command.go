@@ -23,7 +23,7 @@ func (o *Options) RunShard(ctx context.Context, l scenarioload.Loader, stderr io
 	if err != nil {
 		return err
 	}
-	res, err := o.ResultsTo(l.FS, token)
+	res, err := o.ResultsTo(ctx, l.FS, token)
 	if err != nil {
 		return exitcode.Fail(exitcode.Usage, err)
 	}
@@ -43,7 +43,7 @@ func (o *Options) workload(ctx context.Context, l scenarioload.Loader, stderr io
 		return native.Spec{}, exitcode.Fail(exitcode.Usage, err)
 	}
 	if o.Spec != "" {
-		spec, err := o.ReadSpec(l.FS)
+		spec, err := o.ReadSpec(ctx, l.FS)
 		if err != nil {
 			return native.Spec{}, exitcode.Fail(exitcode.Usage, err)
 		}

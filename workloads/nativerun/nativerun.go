@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chaosrun/chaosrun/internal/childproc"
 	"github.com/chaosrun/chaosrun/workloads/native"
 )
 
@@ -97,9 +98,9 @@ func Run(ctx context.Context, s Spec) error {
 		defer f.Close()
 		cmd.Stdout, cmd.Stderr = f, f
 	}
-	// Pdeathsig: if the harness dies, even by SIGKILL, the kernel kills the
-	// load process; Setpgid lets a stop reach all of it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Its own process group, so that a stop reaches all of it; on Linux the
+	// kernel kills it if the harness dies, even by SIGKILL.
+	cmd.SysProcAttr = childproc.Attr()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %s load: %w", s.Binary, err)

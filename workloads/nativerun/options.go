@@ -1,6 +1,7 @@
 package nativerun
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -52,9 +53,10 @@ func (o *Options) CheckWorkload(scenario bool) error {
 	return nil
 }
 
-// ReadSpec reads --spec's file from wd.
-func (o *Options) ReadSpec(wd workdir.FS) (native.Spec, error) {
-	b, err := wd.ReadFile(o.Spec)
+// ReadSpec reads --spec's file from wd, at most workdir.MaxSpec bytes; it
+// gives up when ctx ends.
+func (o *Options) ReadSpec(ctx context.Context, wd workdir.FS) (native.Spec, error) {
+	b, err := wd.ReadFile(ctx, o.Spec, workdir.MaxSpec)
 	if err != nil {
 		return native.Spec{}, err
 	}
@@ -62,12 +64,13 @@ func (o *Options) ReadSpec(wd workdir.FS) (native.Spec, error) {
 }
 
 // ResultsTo is where --results sends the windows (files resolve against
-// wd), with the stream's token; errors are usage errors.
-func (o *Options) ResultsTo(wd workdir.FS, token string) (native.Results, error) {
+// wd), with the stream's token; errors are usage errors, or ctx's end
+// while its CA file is read.
+func (o *Options) ResultsTo(ctx context.Context, wd workdir.FS, token string) (native.Results, error) {
 	if o.Results == "" {
 		return native.Results{}, errors.New("--results is required: tcp://HOST:PORT of a receiver, or a file")
 	}
-	res, err := native.ParseResults(o.Results, token, wd.ReadFile)
+	res, err := native.ParseResults(o.Results, token, func(p string) ([]byte, error) { return wd.ReadFile(ctx, p, workdir.MaxSmall) })
 	if err != nil {
 		return res, fmt.Errorf("--results: %w", err)
 	}

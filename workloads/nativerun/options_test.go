@@ -1,6 +1,7 @@
 package nativerun
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestOptionsChecks(t *testing.T) {
 				err = o.CheckWorkload(tt.scenario)
 			}
 			if err == nil {
-				_, err = o.ResultsTo(workdir.FS{Dir: t.TempDir()}, "")
+				_, err = o.ResultsTo(context.Background(), workdir.FS{Dir: t.TempDir()}, "")
 			}
 			switch {
 			case tt.wantErr == "" && err != nil:

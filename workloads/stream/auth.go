@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/guard"
+	"github.com/chaosrun/chaosrun/internal/workdir"
 )
 
 // Bounds on connections that have not yet shown a hello with the run's
@@ -21,9 +23,9 @@ import (
 // as a reason to reconnect) instead of the newcomer being refused: whoever
 // holds connections open without a hello cannot keep a shard out.
 const (
-	// helloTimeout is how long a connection has to finish its TLS
-	// handshake and send its hello.
-	helloTimeout = 5 * time.Second
+	// DefaultHelloTimeout is how long a connection has to finish its TLS
+	// handshake and send its hello (Config.HelloTimeout).
+	DefaultHelloTimeout = 5 * time.Second
 	// maxHello is the longest first line; a hello is about 200 bytes.
 	maxHello = 4 << 10
 	// maxPending bounds the connections waiting for their hello, in total.
@@ -83,9 +85,17 @@ func IsLoopback(addr string) bool {
 	return guard.IsLoopbackListen(addr)
 }
 
-// ServerTLS loads a PEM certificate and key for a TLS receiver.
-func ServerTLS(certFile, keyFile string) (*tls.Config, error) {
-	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+// ServerTLS loads a PEM certificate and key for a TLS receiver, each at
+// most workdir.MaxSmall bytes; it gives up when ctx ends.
+func ServerTLS(ctx context.Context, certFile, keyFile string) (*tls.Config, error) {
+	var pems [2][]byte
+	var err error
+	for i, f := range []string{certFile, keyFile} {
+		if pems[i], err = workdir.Read(ctx, f, workdir.MaxSmall, workdir.OS(f), io.ReadAll); err != nil {
+			return nil, fmt.Errorf("results stream TLS: %w", err)
+		}
+	}
+	cert, err := tls.X509KeyPair(pems[0], pems[1])
 	if err != nil {
 		return nil, fmt.Errorf("results stream TLS: load %s and %s: %w", certFile, keyFile, err)
 	}
@@ -106,11 +116,11 @@ type reply struct {
 }
 
 // readHello reads a connection's first line, which must be a hello, within
-// helloTimeout and maxHello bytes; with a token, the hello must carry it.
-// It returns the line (a copy) for the decoder, and whether its sender
-// waits for an answer (its hello carries a token).
-func readHello(c net.Conn, br *bufio.Reader, token []byte) (line []byte, answers bool, _ *refusal) {
-	_ = c.SetReadDeadline(time.Now().Add(helloTimeout))
+// timeout and maxHello bytes; with a token, the hello must carry it. It
+// returns the line (a copy) for the decoder, and whether its sender waits
+// for an answer (its hello carries a token).
+func readHello(c net.Conn, br *bufio.Reader, token []byte, timeout time.Duration) (line []byte, answers bool, _ *refusal) {
+	_ = c.SetReadDeadline(time.Now().Add(timeout))
 	defer c.SetReadDeadline(time.Time{}) //nolint:errcheck // best effort
 	line, err := br.ReadSlice('\n')
 	if err != nil && len(line) == 0 && !errors.Is(err, bufio.ErrBufferFull) && !isTimeout(err) {
@@ -120,7 +130,7 @@ func readHello(c net.Conn, br *bufio.Reader, token []byte) (line []byte, answers
 	case errors.Is(err, bufio.ErrBufferFull):
 		return nil, false, refuseAs(reasonNotHello, "its first line is longer than %d bytes; want a hello", maxHello)
 	case isTimeout(err):
-		return nil, false, refuseAs(reasonNoHello, "no hello within %s", helloTimeout)
+		return nil, false, refuseAs(reasonNoHello, "no hello within %s", timeout)
 	}
 	var h helloAuth
 	if jerr := json.Unmarshal(line, &h); jerr != nil || h.Type != "hello" {

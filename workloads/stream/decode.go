@@ -97,9 +97,17 @@ type envelope struct {
 // Decode reads a whole stream, as the output's file sink writes it. The
 // error joins the malformed lines' errors (and any read error); the summary
 // holds all that could be read either way.
-func Decode(r io.Reader) (Summary, error) {
+func Decode(r io.Reader) (Summary, error) { return decode(r, false) }
+
+// DecodeResults decodes a results file as Decode does, but a line longer
+// than MaxLine ends the reading, its error the last (what came before is
+// kept): a file is not a connection whose sender goes on sending, and an
+// endless one (/dev/zero) would be read through forever.
+func DecodeResults(r io.Reader) (Summary, error) { return decode(r, true) }
+
+func decode(r io.Reader, stopAtLong bool) (Summary, error) {
 	var st state
-	rerr := st.read(r, "")
+	rerr := st.read(r, "", stopAtLong)
 	sum := st.summary()
 	return sum, errors.Join(append(sum.Errors, rerr)...)
 }
@@ -158,24 +166,29 @@ func (st *state) fail(err error) {
 }
 
 // read feeds every line of r to handle; where prefixes error positions.
-// It returns only read errors; malformed lines are recorded in st.
-func (st *state) read(r io.Reader, where string) error {
-	return readLines(r, 1, func(n int, line []byte, tooLong bool) {
+// It returns only read errors; malformed lines are recorded in st. With
+// stopAtLong, a line longer than lineLimit is the last one read.
+func (st *state) read(r io.Reader, where string, stopAtLong bool) error {
+	return readLines(r, 1, stopAtLong, func(n int, line []byte, tooLong bool) {
 		pos := fmt.Sprintf("%sline %d", where, n)
-		if tooLong {
+		switch {
+		case tooLong && stopAtLong:
+			st.fail(fmt.Errorf("%s: longer than %d bytes: reading stopped there (a results line holds one window, far less)", pos, lineLimit))
+		case tooLong:
 			st.fail(fmt.Errorf("%s: longer than %d bytes", pos, lineLimit))
-			return
-		}
-		if err := st.handle(line); err != nil {
-			st.fail(fmt.Errorf("%s: %w", pos, err))
+		default:
+			if err := st.handle(line); err != nil {
+				st.fail(fmt.Errorf("%s: %w", pos, err))
+			}
 		}
 	})
 }
 
 // readLines calls fn for each line (without its newline), numbered from
 // first, skipping the body of lines longer than MaxLine without holding
-// it. A last line without a newline counts.
-func readLines(r io.Reader, first int, fn func(n int, line []byte, tooLong bool)) error {
+// it, or, with stopAtLong, ending the reading there (fn is told of that
+// line first). A last line without a newline counts.
+func readLines(r io.Reader, first int, stopAtLong bool, fn func(n int, line []byte, tooLong bool)) error {
 	br := bufio.NewReaderSize(r, readBuf)
 	var buf []byte
 	tooLong := false
@@ -185,6 +198,10 @@ func readLines(r io.Reader, first int, fn func(n int, line []byte, tooLong bool)
 		case tooLong:
 		case len(buf)+len(chunk) > lineLimit+1:
 			tooLong, buf = true, nil
+			if stopAtLong {
+				fn(n, nil, true)
+				return nil
+			}
 		default:
 			buf = appendBounded(buf, chunk)
 		}

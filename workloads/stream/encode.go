@@ -144,7 +144,7 @@ func dialOnce(ctx context.Context, cfg DialConfig, hello Hello) (*Writer, error)
 
 // awaitWelcome reads the receiver's answer to a hello with a token.
 func awaitWelcome(c net.Conn) error {
-	_ = c.SetReadDeadline(time.Now().Add(replyTimeout + helloTimeout))
+	_ = c.SetReadDeadline(time.Now().Add(replyTimeout + DefaultHelloTimeout))
 	defer c.SetReadDeadline(time.Time{}) //nolint:errcheck // best effort
 	line, err := bufio.NewReaderSize(c, 4<<10).ReadSlice('\n')
 	if err != nil {

@@ -3,6 +3,7 @@ package stream
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -56,6 +57,9 @@ type Config struct {
 	// shard's second stream while its first is open waits like any other,
 	// and one after its end is refused.
 	CheckShard func(shard string) error
+	// HelloTimeout is how long a connection has to finish its TLS
+	// handshake and send its hello; 0 is DefaultHelloTimeout.
+	HelloTimeout time.Duration
 	// Copy, when set, receives every line of the streams let in, as a
 	// results file holds them (hellos without their token): what the run
 	// received, for `chaosrun judge`. The receiver does not close it.
@@ -64,14 +68,15 @@ type Config struct {
 
 // Receiver accepts the output's connections and reads its stream (or
 // Config.Streams of them): connections whose hello carries the token.
-// Connections wait for their hello within bounds (helloTimeout, maxHello,
+// Connections wait for their hello within bounds (Config.HelloTimeout, maxHello,
 // maxPending, maxPendingPerSource); a stream beyond those it reads at a
 // time, or one after the end, is refused. Only the streams' lines reach
 // the summary; every refusal is counted there.
 type Receiver struct {
-	ln        net.Listener
-	token     []byte
-	onRefused func(error)
+	ln           net.Listener
+	token        []byte
+	onRefused    func(error)
+	helloTimeout time.Duration
 
 	mu      sync.Mutex
 	st      state
@@ -137,6 +142,7 @@ func ListenWith(ctx context.Context, cfg Config) (*Receiver, error) {
 	}
 	r.st.log, r.st.keep = cfg.Log, cfg.Keep
 	r.senders.check, r.senders.copyTo = cfg.CheckShard, cfg.Copy
+	r.helloTimeout = cmp.Or(cfg.HelloTimeout, DefaultHelloTimeout)
 	r.wg.Add(2)
 	go func() {
 		defer r.wg.Done()
@@ -349,7 +355,7 @@ func (r *Receiver) serve(c net.Conn, n int) {
 	// What the hello's reader already holds comes first.
 	held, _ := br.Peek(br.Buffered())
 	rest := io.MultiReader(bytes.NewReader(bytes.Clone(held)), c)
-	err := readLines(rest, 2, func(line int, b []byte, tooLong bool) { r.line(n, line, b, tooLong) })
+	err := readLines(rest, 2, false, func(line int, b []byte, tooLong bool) { r.line(n, line, b, tooLong) })
 	// A reset after the end loses nothing: the sender closed without
 	// reading the welcome.
 	if err != nil && !errors.Is(err, net.ErrClosed) && !r.Ended() {
@@ -374,7 +380,7 @@ func (r *Receiver) admit(c net.Conn, n int, br *bufio.Reader) ([]byte, bool, *re
 	if victim != nil {
 		_ = victim.c.Close()
 	}
-	hello, answers, ref := readHello(c, br, r.token)
+	hello, answers, ref := readHello(c, br, r.token, r.helloTimeout)
 	r.mu.Lock()
 	r.waiting.remove(w)
 	why := w.why

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -115,6 +117,39 @@ func TestDecodeLongLine(t *testing.T) {
 	}
 	if sum.Malformed != 1 || !sum.Ended {
 		t.Fatalf("malformed %d, ended %v", sum.Malformed, sum.Ended)
+	}
+}
+
+// TestDecodeResultsStopsAtLongLine: a results file's over-long line ends
+// its reading (a connection's is skipped: TestDecodeLongLine); what came
+// before is kept and the error says where and why. An endless line
+// (/dev/zero) is refused at once, in bounded memory.
+func TestDecodeResultsStopsAtLongLine(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"type":"hello","version":1}` + "\n")
+	b.WriteString(`{"type":"window","start":"2026-01-01T00:00:00Z","series":[{"metric":"http_reqs","kind":"counter","count":1,"sum":1}]}` + "\n")
+	b.Write(bytes.Repeat([]byte("x"), MaxLine+10))
+	b.WriteString("\n" + `{"type":"end"}` + "\n")
+	sum, err := DecodeResults(&b)
+	if err == nil || !strings.Contains(err.Error(), "line 3: longer than 16777216 bytes: reading stopped there") {
+		t.Fatalf("err = %v", err)
+	}
+	if sum.Malformed != 1 || sum.Ended || len(sum.Windows) != 1 || sum.Hello.Version != 1 {
+		t.Fatalf("malformed %d, ended %v, %d windows: want the hello and the window before the long line, and no end", sum.Malformed, sum.Ended, len(sum.Windows))
+	}
+	zero, err := os.Open("/dev/zero")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer zero.Close()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	t0 := time.Now()
+	sum, err = DecodeResults(zero)
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if err == nil || sum.Hello.Version != 0 || time.Since(t0) > 2*time.Second || after.TotalAlloc-before.TotalAlloc > 3*MaxLine {
+		t.Errorf("/dev/zero: %v after %s, %d MiB allocated", err, time.Since(t0), (after.TotalAlloc-before.TotalAlloc)>>20)
 	}
 }
 
