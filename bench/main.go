@@ -1,7 +1,7 @@
 // Command bench measures chaosrun against the alternatives on this machine,
 // in one run, and writes bench/results.json:
 //
-//	go run ./bench                      # everything, ≤ 20 minutes on 2 cores
+//	go run ./bench                      # everything, about 25 minutes on 2 cores
 //	go run ./bench -only loadgen,ingest # some sections
 //	go run ./bench -render bench/results.json -markdown   # print a saved run
 //
@@ -32,7 +32,7 @@ import (
 )
 
 // sectionNames are the bench's sections, in the order they run.
-var sectionNames = []string{"loadgen", "ingest", "judge", "accuracy", "faults", "targets", "micro", "verdict"}
+var sectionNames = []string{"loadgen", "ingest", "judge", "accuracy", "faults", "targets", "micro", "verdict", "firstrun"}
 
 // config is the bench's flags.
 type config struct {
@@ -203,6 +203,7 @@ func (b *bench) runAll(ctx context.Context) (*Results, error) {
 	sections := map[string]func(context.Context) (Section, error){
 		"loadgen": b.loadgenSection, "ingest": b.ingestSection, "judge": b.judgeSection, "accuracy": b.accuracySection,
 		"faults": b.faultsSection, "targets": b.targetsSection, "micro": b.microSection, "verdict": b.verdictSection,
+		"firstrun": b.firstRunSection,
 	}
 	for _, name := range b.cfg.only {
 		if ctx.Err() != nil {
