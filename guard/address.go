@@ -33,11 +33,12 @@ func Hosts(v string) []string {
 
 // tokenHost is the host one token addresses, if it addresses one.
 func tokenHost(tok string) (string, bool) {
-	if i := strings.Index(tok, "//"); i >= 0 && (i == 0 || strings.HasSuffix(tok[:i], ":")) {
-		return authorityHost(tok[i+2:])
-	}
+	// An IP first: an IPv6 zone may hold "://" ("::0%://").
 	if ip, ok := bareIP(tok); ok {
 		return ip.String(), true
+	}
+	if i := strings.Index(tok, "//"); i >= 0 && (i == 0 || strings.HasSuffix(tok[:i], ":")) {
+		return authorityHost(tok[i+2:])
 	}
 	if h, p, err := net.SplitHostPort(tok); err == nil && isPort(p) && !strings.ContainsAny(h, " /") {
 		return nonEmpty(hostName(h))
