@@ -109,6 +109,9 @@ func runCatalogAB(t *testing.T, testbed string, ab catalogAB, left func(pid int)
 					t.Errorf("left on the engine after the run: %v", l)
 				}
 			}
+			if testbed == "docker" {
+				checkDockerStartup(t, ab.scenario, r)
+			}
 		})
 	}
 	if f := ab.faithful; f != nil {
@@ -204,8 +207,8 @@ const dockerEveryPair = "CHAOSRUN_DOCKER_CATALOG"
 // dockerPairs are the pairs make test runs on Docker: one for each thing the
 // Docker testbed does differently (a host fault as docker pause, the HTTP
 // fault stage in the Toxiproxy container, replicas and latency-aware
-// balancing across containers). Every local pair runs in make test too;
-// bank-slow-vault and cache-slow-redis have Docker tests of their own.
+// balancing across containers). Every local pair runs in make test too,
+// and TestDockerComposeAB runs third-party software (Redis) in a container.
 var dockerPairs = []string{"bank-outlier-pause", "http-retry-storm", "bank-slow-replica"}
 
 // TestDockerCatalogAB runs catalog scenarios' A/B pairs with --testbed
