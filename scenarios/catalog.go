@@ -42,7 +42,7 @@ var catalog = []Entry{
 	{"bank-overload", "CoDel + adaptive LIFO keeps goodput near capacity at 3x overload", []string{"ledger.queue=fifo"}},
 	{"bank-quota", "a rogue caller over quota does not hurt the others", []string{"bank.quotas=off"}},
 	{"bank-retry-storm", "smart clients (budget, no retry on back pressure) stop a retry storm", []string{"bank.retry-mode=naive"}},
-	{"bank-shadow-vault", "a shadow-mode vault bulkhead reports the rejections it would make, within 10% of an enforcing run's, and rejects none", []string{"bank.vault-bulkhead=hard"}},
+	{"bank-shadow-vault", "a shadow-mode vault bulkhead reports the rejections it would make, as a share of the calls within 10% of an enforcing run's, and rejects none", []string{"bank.vault-bulkhead=hard"}},
 	{"bank-slow-replica", "a slow-but-answering ledger replica is avoided within 5 s and gets < 5% of the calls", []string{"bank.balancer=rr", "bank.outlier-latency-factor=0"}},
 	{"bank-slow-vault", "a slow vault leaves TransactCheck untouched; TransactCash fails fast", []string{"bank.bulkheads=off"}},
 	{"bank-vault-down", "cash from the drawer keeps working while the vault is down", []string{"bank.drawer=off"}},

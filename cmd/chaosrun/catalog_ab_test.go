@@ -35,11 +35,14 @@ type catalogAB struct {
 }
 
 // faithfulness names the assertion whose observed value is the on arm's
-// would-be count and the one whose observed value is the off arm's real
-// count; they must agree within the given share of the real count.
+// would-be count, the one whose observed value is the off arm's real count,
+// and the one counting the calls the limit decided on in each arm: the
+// shares of calls counted must agree within the given part of the real
+// share. Shares, not counts: the arm without enforcement is overloaded, so
+// fewer calls reach the limit there.
 type faithfulness struct {
-	on, off string
-	within  float64
+	on, off, calls string
+	within         float64
 }
 
 // runCatalogAB runs both arms of ab on a testbed ("local" or "docker");
@@ -118,12 +121,18 @@ func runCatalogAB(t *testing.T, testbed string, ab catalogAB, left func(pid int)
 		t.Run(ab.scenario+"/shadow-faithful", func(t *testing.T) {
 			would, okW := observed["on-holds/"+f.on]
 			enforced, okR := observed["off-breaches/"+f.off]
-			if !okW || !okR {
-				t.Fatalf("an arm did not record %s (on) or %s (off): %v", f.on, f.off, observed)
+			callsOn, okCW := observed["on-holds/"+f.calls]
+			callsOff, okCR := observed["off-breaches/"+f.calls]
+			if !okW || !okR || !okCW || !okCR {
+				t.Fatalf("an arm did not record %s (on), %s (off) or %s (both): %v", f.on, f.off, f.calls, observed)
 			}
-			t.Logf("shadow mode counted %g would-be rejections; enforcing rejected %g", would, enforced)
-			if enforced <= 0 || math.Abs(would-enforced) > f.within*enforced {
-				t.Errorf("shadow count %g is not within %.0f%% of the enforcing run's %g rejections", would, 100*f.within, enforced)
+			t.Logf("shadow mode counted %g would-be rejections of %g calls; enforcing rejected %g of %g", would, callsOn, enforced, callsOff)
+			if callsOn <= 0 || callsOff <= 0 || enforced <= 0 {
+				t.Fatalf("nothing to compare: %g of %g calls (shadow), %g of %g (enforcing)", would, callsOn, enforced, callsOff)
+			}
+			shadow, enforcing := would/callsOn, enforced/callsOff
+			if math.Abs(shadow-enforcing) > f.within*enforcing {
+				t.Errorf("shadow share %.3f is not within %.0f%% of the enforcing run's share %.3f", shadow, 100*f.within, enforcing)
 			}
 		})
 	}

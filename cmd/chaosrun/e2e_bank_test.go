@@ -49,7 +49,8 @@ var bankABs = []catalogAB{
 		off:        []string{"bank.vault-bulkhead=hard"},
 		breached:   "nothing-rejected",
 		moneyCheck: true,
-		faithful:   &faithfulness{on: "would-rejections-reported", off: "nothing-rejected", within: 0.10},
+		faithful: &faithfulness{on: "would-rejections-reported", off: "nothing-rejected",
+			calls: "cash-calls-at-the-bulkhead", within: 0.10},
 	},
 	{
 		scenario:   "http-slow-withdraw",
