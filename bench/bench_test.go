@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -308,11 +309,12 @@ func TestFaultLags(t *testing.T) {
 	t0 := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
 	var evs []record.FaultEvent
 	for i := range 100 {
-		evs = append(evs, record.FaultEvent{Action: record.Applied, Scheduled: t0, Actual: t0.Add(time.Duration(i+1) * time.Millisecond)})
+		evs = append(evs, record.FaultEvent{Fault: fmt.Sprint("f", i), Kind: "latency", Action: record.Applied,
+			Scheduled: t0, Actual: t0.Add(time.Duration(i+1) * time.Millisecond)})
 	}
 	evs = append(evs, record.FaultEvent{Action: record.Failed, Scheduled: t0, Actual: t0.Add(time.Hour)})
 	st := faultLags(evs)
-	if st.Events != 100 || st.Failed != 1 || st.P50ms != 50 || st.P99ms != 99 || st.Max != 100 {
+	if st.Events != 100 || st.Failed != 1 || st.P50ms != 50 || st.P99ms != 99 || st.Max != 100 || st.Worst != "f99 (latency) applied" {
 		t.Fatalf("lags %+v", st)
 	}
 }

@@ -37,18 +37,24 @@ type lagStats struct {
 	Events            int
 	P50ms, P99ms, Max float64
 	Failed            int
+	Worst             string // the latest event: its fault, kind and action
 }
 
 // faultLags computes the lag of every applied or reverted event.
 func faultLags(evs []record.FaultEvent) lagStats {
 	var lags []float64
 	var st lagStats
+	worst := -1.0
 	for _, e := range evs {
 		if e.Action == record.Failed {
 			st.Failed++
 			continue
 		}
-		lags = append(lags, float64(e.Actual.Sub(e.Scheduled).Microseconds())/1000)
+		lag := float64(e.Actual.Sub(e.Scheduled).Microseconds()) / 1000
+		lags = append(lags, lag)
+		if lag > worst {
+			worst, st.Worst = lag, fmt.Sprintf("%s (%s) %s", e.Fault, e.Kind, e.Action)
+		}
 	}
 	slices.Sort(lags)
 	st.Events = len(lags)

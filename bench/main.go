@@ -1,7 +1,7 @@
 // Command bench measures chaosrun against the alternatives on this machine,
 // in one run, and writes bench/results.json:
 //
-//	go run ./bench                      # everything, about 25 minutes on 2 cores
+//	go run ./bench                      # everything, about 40 minutes on 2 cores
 //	go run ./bench -only loadgen,ingest # some sections
 //	go run ./bench -render bench/results.json -markdown   # print a saved run
 //
@@ -90,10 +90,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.count, "count", 6, "-count of the Go micro-benchmarks (benchstat needs 6 for a 95% confidence interval)")
 	fs.StringVar(&cfg.catalog, "catalog", "all", "time to verdict on the local testbed over: all (scenarios/, ~11 minutes) or subset (two scenarios, ~1½ minutes)")
 	fs.BoolVar(&cfg.docker, "docker", false, "also time the verdict on the Docker testbed, with its fault precision")
-	fs.StringVar(&cfg.dockCatalog, "docker-catalog", "subset", "with -docker, time to verdict over: subset (two scenarios, ~1½ minutes; the full catalog is estimated from them, to fit the 20-minute budget) or all (~12 minutes)")
+	fs.StringVar(&cfg.dockCatalog, "docker-catalog", "subset", "with -docker, time to verdict over: subset (two scenarios, ~2½ minutes; the full catalog is estimated from them) or all (~15 minutes more)")
 	fs.StringVar(&cfg.plainK6, "plain-k6", "build", "k6 for the plain arms: build (xk6 without extensions, cached; quick once the extension build is), auto (that build if cached, else the extension build), ext (the extension build) or a path")
 	fs.StringVar(&cfg.out, "o", "", "where to write the results, relative to the repository root (default bench/results.json for a full run, bench/results-partial.json with -only or -quick)")
-	fs.DurationVar(&cfg.budget, "budget", 30*time.Minute, "hard wall-clock limit of the whole run")
+	fs.DurationVar(&cfg.budget, "budget", 60*time.Minute, "hard wall-clock limit of the whole run")
 	fs.BoolVar(&cfg.quick, "quick", false, "short everything (2 s steps, 3 search steps, 1 benchmark count, one short scenario): for trying the bench, not for figures")
 	fs.StringVar(&cfg.machine, "machine", "", "machine description for the results (default: cores, memory and OS found here)")
 	render := fs.String("render", "", "print a saved results.json instead of running")
