@@ -3,7 +3,6 @@ package assertions
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
@@ -70,7 +69,7 @@ func evalCheck(run *record.Run, def scenario.Assertion, src string) record.Verdi
 		return fail("%v", err)
 	}
 	v.Observed = res.value
-	if c.Duration || (res.kind == record.Trend && isTimeMetric(m.Name) && c.Agg.Func != record.AggCount && c.Agg.Func != record.AggRate) {
+	if c.Duration || (res.kind == record.Trend && record.IsTimeMetric(m.Name) && c.Agg.Func != record.AggCount && c.Agg.Func != record.AggRate) {
 		v.Unit = "ms"
 	}
 	baseline := 0.0
@@ -97,20 +96,6 @@ func evalCheck(run *record.Run, def scenario.Assertion, src string) record.Verdi
 	return v
 }
 
-// isTimeMetric says a trend's values are durations in ms (k6's built-in
-// timings and any metric named *_duration).
-func isTimeMetric(name string) bool {
-	if strings.HasSuffix(name, "_duration") {
-		return true
-	}
-	switch name {
-	case "http_req_blocked", "http_req_connecting", "http_req_tls_handshaking",
-		"http_req_sending", "http_req_waiting", "http_req_receiving":
-		return true
-	}
-	return false
-}
-
 // result is an aggregate over a range.
 type result struct {
 	value   float64
@@ -126,6 +111,8 @@ func aggregate(run *record.Run, m Metric, rng Range, agg record.Agg) (result, er
 		return aggregateScrapes(run, m, rng, agg)
 	case m.Name == EndCheckMetric:
 		return aggregateEndChecks(run, m, agg)
+	case m.Name == RecoveryMetric:
+		return aggregateRecoveries(run, m, agg)
 	}
 	return aggregateWindows(run, m, rng, agg)
 }

@@ -153,7 +153,7 @@ func ValidateLiveMetric(sel string) error {
 		return nil // the metric's own check names the problem
 	case m.Source == "scrape":
 		return fmt.Errorf("abortOnFail: %s is judged after load, from the targets' /metrics; abortOnFail needs a k6 metric", sel)
-	case m.Name == EndCheckMetric:
+	case m.Name == EndCheckMetric, m.Name == RecoveryMetric:
 		return fmt.Errorf("abortOnFail: %s is known only after load; abortOnFail needs a k6 metric", sel)
 	}
 	return nil

@@ -166,7 +166,7 @@ func TestResultsShape(t *testing.T) {
 	if met, total := back.Goals(); met != 1 || total != 1 {
 		t.Fatalf("goals %d of %d, want 1 of 1", met, total)
 	}
-	// The layout the README and other tools read.
+	// The layout docs/figures.md and other tools read.
 	var raw map[string]any
 	b, _ := json.Marshal(back)
 	if err := json.Unmarshal(b, &raw); err != nil {
@@ -351,9 +351,9 @@ func TestWindowLines(t *testing.T) {
 	}
 }
 
-// TestReadmeTableIsResults: the README's bench table is exactly what
-// results.json says (`go run ./bench -render bench/results.json -markdown`).
-func TestReadmeTableIsResults(t *testing.T) {
+// TestFiguresTableIsResults: the bench table in docs/figures.md is exactly
+// what results.json says (`go run ./bench -render bench/results.json -markdown`).
+func TestFiguresTableIsResults(t *testing.T) {
 	res, err := Load("results.json")
 	if err != nil {
 		t.Fatal(err)
@@ -362,21 +362,22 @@ func TestReadmeTableIsResults(t *testing.T) {
 	if err := res.WriteMarkdown(&want); err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../README.md")
+	const page = "../docs/figures.md"
+	doc, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
 	}
 	head := "| section | figure | value | reference (same run) | ratio | goal |\n"
-	i := strings.Index(string(readme), head)
+	i := strings.Index(string(doc), head)
 	if i < 0 {
-		t.Fatal("README has no bench table")
+		t.Fatalf("%s has no bench table (a line %q)", page, strings.TrimSpace(head))
 	}
-	got := string(readme[i:])
+	got := string(doc[i:])
 	if end := strings.Index(got, "\n\n"); end >= 0 {
 		got = got[:end+1]
 	}
 	if got != want.String() {
-		t.Errorf("README's bench table differs from bench/results.json; paste the output of\n  go run ./bench -render bench/results.json -markdown\ngot:\n%s\nwant:\n%s", got, want.String())
+		t.Errorf("the bench table in docs/figures.md differs from bench/results.json; paste the output of\n  go run ./bench -render bench/results.json -markdown\ngot:\n%s\nwant:\n%s", got, want.String())
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/assertions"
+	"github.com/chaosrun/chaosrun/models/wire"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/workloads"
@@ -80,13 +81,13 @@ func windowLines(n, rate int, seed uint64) ([]string, int64, error) {
 	var lines []string
 	var samples int64
 	for range n {
-		var series []record.Series
+		var series []wire.Series
 		samples = 0
 		for _, ts := range sets {
 			count := int64(math.Round(float64(rate) * ts.share))
 			for _, m := range ingestTrends {
 				h := record.NewHist()
-				s := record.Series{Metric: m, Kind: record.Trend, Tags: ts.tags, Count: count}
+				s := wire.Series{Metric: m, Kind: wire.Trend, Tags: ts.tags, Count: count}
 				for i := range count {
 					v := 0.0
 					switch m {
@@ -112,8 +113,8 @@ func windowLines(n, rate int, seed uint64) ([]string, int64, error) {
 				series = append(series, s)
 			}
 			series = append(series,
-				record.Series{Metric: "http_req_failed", Kind: record.Rate, Tags: ts.tags, Count: count, NonZero: map[bool]int64{true: count}[ts.tags["status"] != "200"]},
-				record.Series{Metric: "http_reqs", Kind: record.Counter, Tags: ts.tags, Count: count, Sum: float64(count)})
+				wire.Series{Metric: "http_req_failed", Kind: wire.Rate, Tags: ts.tags, Count: count, NonZero: map[bool]int64{true: count}[ts.tags["status"] != "200"]},
+				wire.Series{Metric: "http_reqs", Kind: wire.Counter, Tags: ts.tags, Count: count, Sum: float64(count)})
 			samples += 9 * count
 		}
 		// Per iteration, tagged with the scenario only.
@@ -131,16 +132,16 @@ func windowLines(n, rate int, seed uint64) ([]string, int64, error) {
 		scen := map[string]string{"scenario": "load"}
 		r := int64(rate)
 		series = append(series,
-			record.Series{Metric: "iteration_duration", Kind: record.Trend, Tags: scen, Count: r, Sum: itSum, Min: float64(it.Min()) / 1000, Max: float64(it.Max()) / 1000, Hist: enc},
-			record.Series{Metric: "iterations", Kind: record.Counter, Tags: scen, Count: r, Sum: float64(r)},
-			record.Series{Metric: "data_sent", Kind: record.Counter, Tags: scen, Count: r, Sum: 95 * float64(r)},
-			record.Series{Metric: "data_received", Kind: record.Counter, Tags: scen, Count: r, Sum: 118 * float64(r)})
+			wire.Series{Metric: "iteration_duration", Kind: wire.Trend, Tags: scen, Count: r, Sum: itSum, Min: float64(it.Min()) / 1000, Max: float64(it.Max()) / 1000, Hist: enc},
+			wire.Series{Metric: "iterations", Kind: wire.Counter, Tags: scen, Count: r, Sum: float64(r)},
+			wire.Series{Metric: "data_sent", Kind: wire.Counter, Tags: scen, Count: r, Sum: 95 * float64(r)},
+			wire.Series{Metric: "data_received", Kind: wire.Counter, Tags: scen, Count: r, Sum: 118 * float64(r)})
 		samples += 4 * r
-		b, err := json.Marshal(map[string]any{"type": "window", "start": "%s", "series": series})
+		b, err := wire.Line(wire.Window{Type: wire.TypeWindow, Start: "%s", Series: series})
 		if err != nil {
 			return nil, 0, err
 		}
-		lines = append(lines, string(b)+"\n")
+		lines = append(lines, string(b))
 	}
 	return lines, samples, nil
 }
@@ -201,7 +202,11 @@ func ingestChildMain(ctx context.Context, n, rate int, stdout io.Writer) error {
 	}
 	w := bufio.NewWriterSize(conn, 64<<10)
 	base := time.Date(2026, 11, 24, 0, 0, 0, 0, time.UTC)
-	fmt.Fprintf(w, `{"type":"hello","version":%d,"k6":"v1.8.1","extension":"bench"}`+"\n", stream.WireVersion)
+	hello, err := wire.Line(wire.Hello{Type: wire.TypeHello, Version: wire.Version, K6: "v1.8.1", Extension: "bench"})
+	if err != nil {
+		return err
+	}
+	w.Write(hello)
 	var retained uint64
 	for i := range n {
 		start := base.Add(time.Duration(i) * time.Second)
@@ -217,7 +222,11 @@ func ingestChildMain(ctx context.Context, n, rate int, stdout io.Writer) error {
 			retained = max(retained, heap)
 		}
 	}
-	io.WriteString(w, `{"type":"end","dropped":0}`+"\n")
+	end, err := wire.Line(wire.End{Type: wire.TypeEnd})
+	if err != nil {
+		return err
+	}
+	w.Write(end)
 	if err := w.Flush(); err != nil {
 		return err
 	}
@@ -234,7 +243,9 @@ func ingestChildMain(ctx context.Context, n, rate int, stdout io.Writer) error {
 	}
 	run := &record.Run{SchemaVersion: record.SchemaVersion, Scenario: "ingest", Start: base, End: base.Add(time.Duration(n) * time.Second),
 		Planned: record.Duration(time.Duration(n) * time.Second), Source: wl}
-	run.Verdicts = assertions.Evaluate(run, ingestAssertions)
+	if notes := assertions.Judge(&scenario.Scenario{Name: "ingest", Assertions: ingestAssertions}, run, nil); len(notes) > 0 {
+		return fmt.Errorf("ingest: %s", strings.Join(notes, "; "))
+	}
 	for _, v := range run.Verdicts {
 		if v.Error != "" || !v.Pass {
 			return fmt.Errorf("ingest: assertion %s %s: observed %v, error %q", v.Assertion, v.Check, v.Observed, v.Error)

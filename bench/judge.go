@@ -22,10 +22,10 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/chaosrun/chaosrun/judge"
+	"github.com/chaosrun/chaosrun/models/wire"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/workloads"
-	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 // The judge section feeds one receive-only judge (judge.Receive: the
@@ -316,7 +316,11 @@ func judgeSendMain(ctx context.Context, addr string, secs int) error {
 		}
 		defer c.Close()
 		w := bufio.NewWriterSize(c, 16<<10)
-		fmt.Fprintf(w, `{"type":"hello","version":%d,"extension":"bench","shard":"%d/%d","token":%q}`+"\n", stream.WireVersion, i, judgeShards, judgeToken)
+		hello, err := wire.Line(wire.Hello{Type: wire.TypeHello, Version: wire.Version, Extension: "bench", Shard: fmt.Sprintf("%d/%d", i, judgeShards), Token: judgeToken})
+		if err != nil {
+			return err
+		}
+		w.Write(hello)
 		if err := w.Flush(); err != nil {
 			return err
 		}

@@ -97,7 +97,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&cfg.quick, "quick", false, "short everything (2 s steps, 3 search steps, 1 benchmark count, one short scenario): for trying the bench, not for figures")
 	fs.StringVar(&cfg.machine, "machine", "", "machine description for the results (default: cores, memory and OS found here)")
 	render := fs.String("render", "", "print a saved results.json instead of running")
-	markdown := fs.Bool("markdown", false, "with -render: print the README's Markdown table")
+	markdown := fs.Bool("markdown", false, "with -render: print the Markdown table of docs/figures.md")
 	merge := fs.String("merge", "", "put the sections of a saved partial run (e.g. bench/results-partial.json) into -o (default bench/results.json) in place of theirs, noting where they came from")
 	serve := fs.Bool("serve", false, "internal: run the bench's HTTP server")
 	ingestChild := fs.Int("ingest-child", 0, "internal: ingest N synthetic windows and print the cost as JSON")

@@ -66,7 +66,7 @@ type Row struct {
 	// Pass says whether the goal was met; absent without a goal.
 	Pass *bool  `json:"pass,omitempty"`
 	Note string `json:"note,omitempty"`
-	// Minor rows are in the text table and results.json, not the README's table.
+	// Minor rows are in the text table and results.json, not the table in docs/figures.md.
 	Minor bool `json:"minor,omitempty"`
 }
 
@@ -253,7 +253,7 @@ func (res *Results) WriteText(w io.Writer) error {
 	return tw.Flush()
 }
 
-// WriteMarkdown prints the results as one Markdown table, for the README;
+// WriteMarkdown prints the results as one Markdown table, for docs/figures.md;
 // minor rows are left out.
 func (res *Results) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder

@@ -1,22 +1,21 @@
-// Package compose brings a Compose file into a scenario: its services run
-// on the Docker testbed under their Compose names, each dependency edge
-// through a Toxiproxy proxy that the dependency's name resolves to, so the
-// application's configuration stays as it is. The file is parsed with
-// compose-spec's compose-go (what Docker Compose uses); every key chaosrun
-// does not honour is an error at its line and column, found with a yaml.v3
-// walk since compose-go keeps no positions.
+// Package compose brings a Compose project into a scenario: its services
+// run on the Docker testbed under their Compose names, each dependency
+// edge through a Toxiproxy proxy that the dependency's name resolves to,
+// so the application's configuration stays as it is. The project is loaded
+// by compose-spec's compose-go (what Docker Compose uses): several files
+// merged in order, compose.override.yaml, extends, profiles, ${VAR}
+// interpolation and env_file, every key kept. The few keys chaosrun cannot
+// honour are errors at their file, line and column, found with a yaml.v3
+// walk of each file since compose-go keeps no positions.
 package compose
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -32,37 +31,120 @@ import (
 // MaxSize is the largest Compose file, and env_file, read.
 const MaxSize = 1 << 20
 
-// envAllowed is what a Compose file's env_file may name.
-var envAllowed = "a regular file inside the Compose file's folder, at most " + workdir.Size(MaxSize)
+// MaxFiles bounds the files of one project: those named, the override
+// and the files extends: names.
+const MaxFiles = 32
 
-// Import reads the Compose file at path into scenario services, in the
-// file's order. Problems are scenario.Errors at positions in the file. It
-// reads at most MaxSize bytes and gives up when ctx ends.
-func Import(ctx context.Context, path string) ([]scenario.Named, error) {
-	data, err := read(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	return ImportBytes(path, data, os.Environ())
+// envAllowed is what a Compose file's env_file may name.
+var envAllowed = "a regular file inside the project's folder, at most " + workdir.Size(MaxSize)
+
+// Options says how a project is loaded, as docker compose's own flags and
+// environment do.
+type Options struct {
+	// Profiles are the profiles enabled (--profile); when there are none,
+	// COMPOSE_PROFILES in Env names them (comma-separated).
+	Profiles []string
+	// Env is the environment ${VAR} reads (KEY=VALUE entries); nil is the
+	// process's own.
+	Env []string
 }
 
-// ImportFor is Import of the Compose file a scenario file names
-// (compose: name): it must lie inside the scenario's folder, symbolic links
-// followed, as a workload script must; a scenario without a folder of its
-// own (a catalog one) names none.
-func ImportFor(ctx context.Context, scenarioFile, name string) ([]scenario.Named, error) {
+func (o Options) env() []string {
+	if o.Env == nil {
+		return os.Environ()
+	}
+	return o.Env
+}
+
+// profiles are the profiles enabled: Profiles, else COMPOSE_PROFILES.
+func (o Options) profiles() []string {
+	if len(o.Profiles) > 0 {
+		return o.Profiles
+	}
+	for _, kv := range o.env() {
+		if v, ok := strings.CutPrefix(kv, "COMPOSE_PROFILES="); ok {
+			var out []string
+			for _, p := range strings.Split(v, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					out = append(out, p)
+				}
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// Import reads the project of the Compose files at paths (merged in
+// order, as docker compose -f a -f b merges them; with one file, the
+// compose.override.yaml or docker-compose.override.yml beside it follows
+// it, as Compose does) into scenario services, in the files' order.
+// Problems are scenario.Errors at positions in the files. It reads at
+// most MaxSize bytes of each file and gives up when ctx ends.
+func Import(ctx context.Context, paths []string, o Options) ([]scenario.Named, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("compose: no Compose file named")
+	}
+	if len(paths) == 1 {
+		if ov := override(paths[0]); ov != "" {
+			paths = append(slices.Clone(paths), ov)
+		}
+	}
+	srcs := make([]*source, 0, len(paths))
+	for _, p := range paths {
+		if len(srcs) >= MaxFiles {
+			return nil, fmt.Errorf("compose: more than %d files", MaxFiles)
+		}
+		data, err := read(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, &source{file: p, data: data})
+	}
+	return importSources(ctx, srcs, o)
+}
+
+// overrides are the files Compose merges after the one it is given.
+var overrides = map[string][]string{
+	"compose.yaml":        {"compose.override.yaml", "compose.override.yml"},
+	"compose.yml":         {"compose.override.yml", "compose.override.yaml"},
+	"docker-compose.yml":  {"docker-compose.override.yml", "docker-compose.override.yaml"},
+	"docker-compose.yaml": {"docker-compose.override.yaml", "docker-compose.override.yml"},
+}
+
+// override is the override file beside path that Compose would merge
+// after it, or "".
+func override(path string) string {
+	for _, name := range overrides[filepath.Base(path)] {
+		p := filepath.Join(filepath.Dir(path), name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
+}
+
+// ImportFor is Import of the Compose files a scenario file names
+// (compose: names): each must lie inside the scenario's folder, symbolic
+// links followed, as a workload script must; a scenario without a folder
+// of its own (a catalog one) names none.
+func ImportFor(ctx context.Context, scenarioFile string, names []string, o Options) ([]scenario.Named, error) {
 	if scenarioFile == "" || scenarios.IsRef(scenarioFile) {
-		return nil, fmt.Errorf("%s has no folder of its own for the Compose file %s", cmp.Or(scenarioFile, "a scenario without a file"), name)
+		return nil, fmt.Errorf("%s has no folder of its own for the Compose file %s", cmp.Or(scenarioFile, "a scenario without a file"), strings.Join(names, ", "))
 	}
 	dir := filepath.Dir(scenarioFile)
-	path := name
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, name)
+	paths := make([]string, 0, len(names))
+	for _, name := range names {
+		path := name
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(dir, name)
+		}
+		if !workdir.Within(dir, path) {
+			return nil, fmt.Errorf("%s is outside the scenario's folder %s", path, dir)
+		}
+		paths = append(paths, path)
 	}
-	if !workdir.Within(dir, path) {
-		return nil, fmt.Errorf("%s is outside the scenario's folder %s", path, dir)
-	}
-	return Import(ctx, path)
+	return Import(ctx, paths, o)
 }
 
 // read reads a Compose file, at most MaxSize bytes; it gives up when ctx
@@ -75,33 +157,56 @@ func read(ctx context.Context, path string) ([]byte, error) {
 	return data, nil
 }
 
-// ImportBytes is Import of data read from file, interpolating ${VAR} from
-// env (KEY=VALUE entries) as Docker Compose does.
+// ImportBytes is Import of data read from file (no override, no
+// profiles), interpolating ${VAR} from env (KEY=VALUE entries) as Docker
+// Compose does.
 func ImportBytes(file string, data []byte, env []string) ([]scenario.Named, error) {
-	root, err := parse(file, data)
+	if env == nil {
+		env = []string{}
+	}
+	return importSources(context.Background(), []*source{{file: file, data: data}}, Options{Env: env})
+}
+
+// importSources loads the project of srcs (merged in order); it gives up
+// when ctx ends, whatever the input.
+func importSources(ctx context.Context, srcs []*source, o Options) ([]scenario.Named, error) {
+	type result struct {
+		out []scenario.Named
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := importNow(ctx, srcs, o)
+		done <- result{out, err}
+	}()
+	select {
+	case r := <-done:
+		return r.out, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("compose: %w", ctx.Err())
+	}
+}
+
+// importNow is importSources' work, checking ctx between its steps.
+func importNow(ctx context.Context, srcs []*source, o Options) ([]scenario.Named, error) {
+	ss, err := parseAll(ctx, srcs)
 	if err != nil {
 		return nil, err
 	}
-	if errs := checkKeys(file, root); len(errs) > 0 {
-		return nil, errs
-	}
-	proj, err := load(file, data, env)
+	proj, err := load(ctx, ss, o)
 	if err != nil {
-		return nil, locate(file, root, err)
+		return nil, err
 	}
-	if errs := checkEnvFiles(file, root, proj); len(errs) > 0 {
+	if errs := append(ss.refuseRaw(), ss.refusals(proj)...); len(errs) > 0 {
 		return nil, errs
 	}
-	// The env files are read only now that they are known to be inside
-	// the project's folder and small.
-	if proj, err = proj.WithServicesEnvironmentResolved(false); err != nil {
-		return nil, locate(file, root, err)
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	names := serviceOrder(root, proj)
 	var out []scenario.Named
 	var errs scenario.Errors
-	for _, name := range names {
-		svc, es := convert(file, root, name, proj.Services[name])
+	for _, name := range ss.serviceOrder(proj) {
+		svc, es := ss.convert(proj, name)
 		errs = append(errs, es...)
 		out = append(out, scenario.Named{Name: name, Service: svc})
 	}
@@ -111,152 +216,72 @@ func ImportBytes(file string, data []byte, env []string) ([]scenario.Named, erro
 	return out, nil
 }
 
-// parse reads the file's single YAML document into nodes.
-func parse(file string, data []byte) (*yaml.Node, error) {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, scenario.Errors{{File: file, Line: 1, Col: 1, Field: fileField, Msg: "the Compose file is empty"}}
+// parseAll parses each file, and the files their extends: name (which
+// must lie inside the project's folder), into one set of sources.
+func parseAll(ctx context.Context, srcs []*source) (*sources, error) {
+	ss := &sources{dir: filepath.Dir(srcs[0].file), main: len(srcs)}
+	for _, s := range srcs {
+		if err := s.parse(); err != nil {
+			return nil, err
 		}
-		return nil, scenario.Errors{yamlError(file, data, err)}
+		ss.list = append(ss.list, s)
 	}
-	if e := recursiveAlias(file, &doc, "", nil, 0); e != nil {
-		return nil, scenario.Errors{e}
+	if errs := ss.readExtends(ctx); len(errs) > 0 {
+		return nil, errs
 	}
-	if len(doc.Content) == 0 || deref(doc.Content[0]) == nil || deref(doc.Content[0]).Kind != yaml.MappingNode {
-		return nil, scenario.Errors{{File: file, Line: max(doc.Line, 1), Col: max(doc.Column, 1), Field: fileField, Msg: "a Compose file is a mapping with services:"}}
-	}
-	return doc.Content[0], nil
+	return ss, ctx.Err()
 }
 
-// load parses the file with compose-go: interpolation, env_file, the
-// short and long forms, and the specification's own validation.
-func load(file string, data []byte, env []string) (*types.Project, error) {
-	dir := filepath.Dir(file)
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		abs = file
+// load parses the project with compose-go: merging, extends, profiles,
+// interpolation, the short and long forms, the specification's own
+// validation, then env_file (once each is known to be inside the project's
+// folder and small).
+func load(ctx context.Context, ss *sources, o Options) (*types.Project, error) {
+	details := types.ConfigDetails{WorkingDir: ss.dir, Environment: types.NewMapping(o.env())}
+	for _, s := range ss.list[:ss.main] {
+		abs, err := filepath.Abs(s.file)
+		if err != nil {
+			abs = s.file
+		}
+		details.ConfigFiles = append(details.ConfigFiles, types.ConfigFile{Filename: abs, Content: s.data})
 	}
-	details := types.ConfigDetails{
-		WorkingDir:  dir,
-		ConfigFiles: []types.ConfigFile{{Filename: abs, Content: data}},
-		Environment: types.NewMapping(env),
-	}
-	proj, err := loader.LoadWithContext(context.Background(), details, func(o *loader.Options) {
-		o.SetProjectName(projectName(file), true)
-		o.SkipInclude = true
-		o.SkipExtends = true
-		o.SkipResolveEnvironment = true // after checkEnvFiles
-		o.ResourceLoaders = nil
+	proj, err := loadProject(ctx, details, func(lo *loader.Options) {
+		lo.SetProjectName(projectName(ss), true)
+		lo.Profiles = o.profiles()
+		lo.SkipInclude = true
+		lo.SkipResolveEnvironment = true // after checkEnvFiles
+		lo.ResourceLoaders = nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, ss.locate(err)
 	}
-	return proj, nil
+	if errs := ss.checkDependencies(proj); len(errs) > 0 {
+		return nil, errs
+	}
+	if errs := ss.checkEnvFiles(proj); len(errs) > 0 {
+		return nil, errs
+	}
+	if proj, err = proj.WithServicesEnvironmentResolved(false); err != nil {
+		return nil, ss.locate(err)
+	}
+	return proj, ctx.Err()
 }
 
-var (
-	servicePath  = regexp.MustCompile(`services\.([A-Za-z0-9._-]+?)(?:\.([a-z_]+))?(?:[^A-Za-z0-9._-]|$)`)
-	serviceQuote = regexp.MustCompile(`service "([^"]+)"`)
-	serviceCycle = regexp.MustCompile(`dependency cycle detected: ([^ ]+) ->`)
-)
-
-// locate places an error of compose-go, which has no positions, at the
-// service (and key) its message names; else at the value it quotes; else
-// at services: (or the top of the file).
-func locate(file string, root *yaml.Node, err error) scenario.Errors {
-	e := &scenario.Error{File: file, Line: 1, Col: 1, Field: fileField, Msg: "Compose: " + err.Error()}
-	at := keyNode(root, fileField)
-	if m := serviceCycle.FindStringSubmatch(err.Error()); m != nil {
-		at, e.Field = keyNode(root, "services", m[1], "depends_on"), "services."+m[1]+".depends_on"
-	} else if m := servicePath.FindStringSubmatch(err.Error()); m != nil {
-		if at = keyNode(root, "services", m[1], m[2]); at == nil {
-			at = keyNode(root, "services", m[1])
+// projectName is the project's name: the name: of its files (the last
+// that sets one), else its folder's, as Compose names it.
+func projectName(ss *sources) string {
+	name := ""
+	for _, s := range ss.list[:ss.main] {
+		if v := deref(valueOf(s.root, "name")); v != nil && v.Kind == yaml.ScalarNode && v.Value != "" && !strings.Contains(v.Value, "$") {
+			name = v.Value
 		}
-		e.Field = strings.TrimSuffix("services."+m[1]+"."+m[2], ".")
-	} else if m := serviceQuote.FindStringSubmatch(err.Error()); m != nil {
-		at = keyNode(root, "services", m[1])
-		e.Field = "services." + m[1]
-	} else if n, path := quoted(root, "", err.Error(), 0); n != nil {
-		at, e.Field = n, path // the value the message quotes
 	}
-	if at != nil {
-		e.Line, e.Col = at.Line, at.Column
+	if n := loader.NormalizeProjectName(name); n != "" {
+		return n
 	}
-	return scenario.Errors{e}
-}
-
-// projectName is a Compose project name from the file's folder.
-func projectName(file string) string {
-	abs, _ := filepath.Abs(file)
-	if n := loader.NormalizeProjectName(filepath.Base(filepath.Dir(abs))); n != "" {
+	abs, _ := filepath.Abs(ss.dir)
+	if n := loader.NormalizeProjectName(filepath.Base(abs)); n != "" {
 		return n
 	}
 	return "chaosrun"
-}
-
-// quoted finds the longest value of the file (three characters or more)
-// that the message quotes, and its key path.
-func quoted(n *yaml.Node, path, msg string, depth int) (*yaml.Node, string) {
-	n = deref(n)
-	if n == nil || depth > 30 {
-		return nil, ""
-	}
-	var best *yaml.Node
-	bestPath := ""
-	consider := func(c *yaml.Node, p string) {
-		if c != nil && (best == nil || len(c.Value) > len(best.Value)) {
-			best, bestPath = c, p
-		}
-	}
-	switch n.Kind {
-	case yaml.ScalarNode:
-		if len(n.Value) >= 3 && strings.Contains(msg, n.Value) {
-			return n, path
-		}
-	case yaml.SequenceNode:
-		for i, e := range n.Content {
-			consider(quoted(e, fmt.Sprintf("%s[%d]", path, i), msg, depth+1))
-		}
-	case yaml.MappingNode:
-		for _, p := range mappingPairs(n, 0) {
-			consider(quoted(p[1], join(path, p[0].Value), msg, depth+1))
-		}
-	}
-	return best, bestPath
-}
-
-// serviceOrder lists the project's services in the file's order.
-func serviceOrder(root *yaml.Node, proj *types.Project) []string {
-	var out []string
-	if svcs := deref(valueOf(root, "services")); svcs != nil && svcs.Kind == yaml.MappingNode {
-		for _, p := range mappingPairs(svcs, 0) {
-			if _, ok := proj.Services[p[0].Value]; ok && !slices.Contains(out, p[0].Value) {
-				out = append(out, p[0].Value)
-			}
-		}
-	}
-	var rest []string
-	for n := range proj.Services {
-		if !slices.Contains(out, n) {
-			rest = append(rest, n)
-		}
-	}
-	slices.Sort(rest)
-	return append(out, rest...)
-}
-
-// valueOf is the value node of key in mapping n.
-func valueOf(n *yaml.Node, key string) *yaml.Node {
-	n = deref(n)
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for _, p := range mappingPairs(n, 0) {
-		if p[0].Value == key {
-			return p[1]
-		}
-	}
-	return nil
 }

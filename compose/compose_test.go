@@ -34,8 +34,8 @@ func golden(t *testing.T, path string, got []byte) {
 }
 
 // importFor is ImportFor as the scenario model calls it.
-func importFor(file, name string) ([]scenario.Named, error) {
-	return ImportFor(context.Background(), file, name)
+func importFor(file string, names []string) ([]scenario.Named, error) {
+	return ImportFor(context.Background(), file, names, Options{Env: []string{}})
 }
 
 func TestImport(t *testing.T) {
@@ -126,17 +126,17 @@ func TestScenarioWithCompose(t *testing.T) {
 // TestStarter: the scaffold of a Compose project is a scenario that loads
 // as it is, with load on the entry service and a fault on its first edge.
 func TestStarter(t *testing.T) {
-	st, err := NewStarter(context.Background(), "testdata/shop.yaml", "shop.yaml")
+	st, err := NewStarter(context.Background(), []string{"testdata/shop.yaml"}, []string{"shop.yaml"}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/starter.out", []byte(st.Scenario+"---\n"+st.Script))
+	golden(t, "testdata/starter.out", []byte(st.Scenario))
 	file := filepath.Join("testdata", st.Name+".yaml")
 	sc, err := scenario.Parse(file, []byte(st.Scenario), scenario.Options{Compose: importFor})
 	if err != nil {
 		t.Fatalf("the starter does not load:\n%v\n%s", err, st.Scenario)
 	}
-	if !slices.Equal(sc.Workload.Targets, []string{"worker"}) || sc.Faults[0].Edge != "worker->app" {
+	if !slices.Equal(sc.Workload.Targets, []string{"worker"}) || sc.Workload.EngineName() != scenario.EngineNative || sc.Faults[0].Edge != "worker->redis" {
 		t.Errorf("targets %v, fault edge %s", sc.Workload.Targets, sc.Faults[0].Edge)
 	}
 }

@@ -49,11 +49,11 @@ func TestContainment(t *testing.T) {
 		name, compose, envFile, want string
 	}{
 		{"inside, with an env file", "c.yaml", "ok.env", ""},
-		{"compose: above the folder", "../compose.yaml", "", "s.yaml:2:10: compose: " + root + "/compose.yaml is outside the scenario's folder " + proj + " (allowed: a Compose file inside the scenario's folder)"},
+		{"compose: above the folder", "../compose.yaml", "", "s.yaml:2:10: compose: " + root + "/compose.yaml is outside the scenario's folder " + proj + " (allowed: a Compose file, or a list of them, inside the scenario's folder)"},
 		{"compose: absolute, elsewhere", root + "/compose.yaml", "", "s.yaml:2:10: compose: " + root + "/compose.yaml is outside the scenario's folder"},
 		{"compose: a link out", "link.yaml", "", "s.yaml:2:10: compose: " + proj + "/link.yaml is outside the scenario's folder"},
-		{"env_file above the folder", "c.yaml", "../secret.env", "c.yaml:5:15: services.app.env_file: " + root + "/secret.env is outside the Compose file's folder " + proj + " (allowed: a regular file inside the Compose file's folder, at most 1 MiB)"},
-		{"env_file in a list, a link out", "c.yaml", "[ok.env, link.env]", "c.yaml:5:24: services.app.env_file: " + proj + "/link.env is outside the Compose file's folder"},
+		{"env_file above the folder", "c.yaml", "../secret.env", "c.yaml:5:15: services.app.env_file: " + root + "/secret.env is outside the project's folder " + proj + " (allowed: a regular file inside the project's folder, at most 1 MiB)"},
+		{"env_file in a list, a link out", "c.yaml", "[ok.env, link.env]", "c.yaml:5:24: services.app.env_file: " + proj + "/link.env is outside the project's folder"},
 		{"env_file long form, absolute", "c.yaml", "[{path: " + root + "/secret.env, required: true}]", "c.yaml:5:23: services.app.env_file: " + root + "/secret.env is outside"},
 		{"env_file a FIFO", "c.yaml", "fifo.env", "c.yaml:5:15: services.app.env_file: " + proj + "/fifo.env is not a regular file"},
 		{"env_file too large", "c.yaml", "big.env", "c.yaml:5:15: services.app.env_file: " + proj + "/big.env is larger than 1 MiB"},
@@ -81,7 +81,7 @@ func TestContainment(t *testing.T) {
 		})
 	}
 	// A catalog scenario has no folder to hold a Compose file.
-	if _, err := ImportFor(context.Background(), "catalog:x", "c.yaml"); err == nil || !strings.Contains(err.Error(), "no folder of its own") {
+	if _, err := ImportFor(context.Background(), "catalog:x", []string{"c.yaml"}, Options{}); err == nil || !strings.Contains(err.Error(), "no folder of its own") {
 		t.Errorf("a catalog scenario's compose: %v", err)
 	}
 }
@@ -100,12 +100,52 @@ func TestFileErrorsPlaced(t *testing.T) {
 		{"not UTF-8", "name: \xff\n", "c.yaml:1:7: name: invalid YAML: invalid leading UTF-8 octet"},
 		{"recursive alias", "x-a: &a\n  b: [*a]\nservices: {}\n", "c.yaml:2:7: x-a.b[0]: alias *a is inside the value its anchor names"},
 		{"dependency cycle", "services:\n  a: {image: x, expose: [\"1\"], depends_on: [a]}\n", "c.yaml:2:32: services.a.depends_on: Compose: dependency cycle detected: a -> a"},
-		{"an empty key", "\"\": 1\nservices: {}\n", `c.yaml:1:1: "": Compose key "" is not supported by chaosrun`},
+		{"a typo", "services:\n  a:\n    image: x\n    enviroment: [A=1]\n", `c.yaml:4:5: services.a.enviroment: Compose key "enviroment" is not in the Compose specification`},
+		{"an empty key", "\"\": 1\nservices: {}\n", `c.yaml:1:1: "": Compose key "" is not in the Compose specification`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ImportBytes("c.yaml", []byte(tc.in), nil)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("got %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestProjectContainment: what a project reaches of the host stays in its
+// folder: extends files, bind mounts, secret and config files; inside it
+// they are honoured. Each refusal names the file, line and column.
+func TestProjectContainment(t *testing.T) {
+	root := t.TempDir()
+	proj := filepath.Join(root, "proj")
+	if err := os.MkdirAll(filepath.Join(proj, "conf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base := "services:\n  base:\n    image: base:1\n    expose: [\"80\"]\n"
+	os.WriteFile(filepath.Join(root, "base.yaml"), []byte(base), 0o644)
+	os.WriteFile(filepath.Join(proj, "base.yaml"), []byte(base), 0o644)
+	for _, tc := range []struct{ name, svc, top, want string }{
+		{"extends inside", "    extends: {file: base.yaml, service: base}\n", "", ""},
+		{"extends outside", "    extends: {file: ../base.yaml, service: base}\n", "", "c.yaml:4:21: services.app.extends.file: " + root + "/base.yaml is outside the project's folder"},
+		{"extends with a variable", "    extends: {file: \"${DIR}/base.yaml\", service: base}\n", "", "c.yaml:4:21: services.app.extends.file: ${DIR}/base.yaml: chaosrun reads extends files before interpolation"},
+		{"bind mount inside", "    image: a:1\n    volumes: [./conf:/etc/app:ro, data:/data]\n", "volumes: {data: {}}\n", ""},
+		{"bind mount outside", "    image: a:1\n    volumes: [/etc:/host-etc:ro]\n", "", "c.yaml:5:5: services.app.volumes: bind mount of /etc is outside the project's folder"},
+		{"secret file outside", "    image: a:1\n    secrets: [s]\n", "secrets: {s: {file: ../base.yaml}}\n", "c.yaml:6:15: secrets.s.file: " + root + "/base.yaml is outside the project's folder"},
+		{"config file inside", "    image: a:1\n    configs: [c]\n", "configs: {c: {file: ./base.yaml}}\n", ""},
+		{"network_mode service", "    image: a:1\n    network_mode: \"service:db\"\n  db: {image: db:1}\n", "", "c.yaml:5:5: services.app.network_mode: network_mode \"service:db\" shares another network stack"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := "services:\n  app:\n    expose: [\"80\"]\n" + tc.svc + tc.top
+			p := filepath.Join(proj, "c.yaml")
+			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Import(context.Background(), []string{p}, Options{Env: []string{}})
+			switch {
+			case tc.want == "" && (err != nil || len(got) != 1):
+				t.Errorf("%v\n%s", err, body)
+			case tc.want != "" && (err == nil || !strings.HasPrefix(strings.TrimPrefix(err.Error(), proj+"/"), tc.want)):
+				t.Errorf("got %v\nwant %s\n%s", err, tc.want, body)
 			}
 		})
 	}

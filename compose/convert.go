@@ -4,40 +4,39 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/compose-spec/compose-go/v2/types"
-	"gopkg.in/yaml.v3"
 
 	"github.com/chaosrun/chaosrun/scenario"
 )
 
-// convert turns one Compose service into a scenario service.
-func convert(file string, root *yaml.Node, name string, c types.ServiceConfig) (*scenario.Service, scenario.Errors) {
-	at := keyNode(root, "services", name)
-	im := &scenario.Imported{File: file, Entrypoint: c.Entrypoint, Args: c.Command}
-	if at != nil {
-		im.Line, im.Col = at.Line, at.Column
+// maxExposeRange bounds the ports one expose: range brings.
+const maxExposeRange = 64
+
+// convert turns one service of the loaded project into a scenario
+// service; the project itself rides along, every key kept.
+func (ss *sources) convert(proj *types.Project, name string) (*scenario.Service, scenario.Errors) {
+	c := proj.Services[name]
+	im := &scenario.Imported{File: ss.list[0].file, Entrypoint: c.Entrypoint, Args: c.Command, Project: proj}
+	if file, at := ss.first("services", name); at != nil {
+		im.File, im.Line, im.Col = file, at.Line, at.Column
 	}
 	var errs scenario.Errors
 	errAt := func(key, allowed, format string, args ...any) {
-		pos := at
-		if k := keyNode(root, "services", name, key); k != nil {
-			pos = k
-		}
-		if pos == nil {
-			pos = keyNode(root, fileField) // a service its name cannot find (brought by a merge key)
-		}
-		e := &scenario.Error{File: file, Line: 1, Col: 1, Field: "services." + name + "." + key, Msg: fmt.Sprintf(format, args...), Allowed: allowed}
-		if pos != nil {
-			e.Line, e.Col = pos.Line, pos.Column
-		}
-		errs = append(errs, e)
+		errs = append(errs, ss.errAt("services."+name+"."+key, allowed, fmt.Sprintf(format, args...), "services", name, key))
 	}
-	svc := &scenario.Service{Image: c.Image, Imported: im, Replicas: 1}
-	if c.Image == "" {
-		errAt("image", "a local image: nothing is pulled or built (build it first, e.g. with docker build -t NAME .)", "missing: chaosrun runs a Compose service from its image")
+	svc := &scenario.Service{Image: c.Image, Imported: im, Replicas: replicas(c)}
+	if c.Image == "" && c.Build != nil {
+		svc.Image = proj.Name + "-" + name // as Compose names what it builds
 	}
-	svc.Port = port(c, errAt)
+	if svc.Image == "" {
+		errAt("image", "image:, or build: for an image built from the project", "missing: the service has neither an image nor a build")
+	}
+	im.Ports = ports(c, errAt)
+	if len(im.Ports) > 0 {
+		svc.Port = im.Ports[0]
+	}
 	for k, v := range c.Environment {
 		if v == nil {
 			continue // unset in the environment: Compose leaves it out too
@@ -48,35 +47,81 @@ func convert(file string, root *yaml.Node, name string, c types.ServiceConfig) (
 		svc.Env[k] = scenario.EscapeTemplate(*v)
 	}
 	for dep, d := range c.DependsOn {
-		if d.Condition == types.ServiceConditionCompletedSuccessfully {
-			errAt("depends_on", "service_started, service_healthy", "%s: condition %s is not supported (every service runs for the whole run)", dep, d.Condition)
+		_, enabled := proj.Services[dep]
+		switch {
+		case !enabled:
+		case d.Condition == types.ServiceConditionCompletedSuccessfully:
+			im.After = append(im.After, dep) // a job it waits for: no edge
+		default:
+			svc.DependsOn = append(svc.DependsOn, dep) // an edge, with its proxy
 		}
-		svc.DependsOn = append(svc.DependsOn, dep)
 	}
 	slices.Sort(svc.DependsOn)
+	slices.Sort(im.After)
+	im.Job = isJob(proj, name)
 	svc.Health = health(c.HealthCheck, errAt)
 	return svc, errs
 }
 
-// port is the service's port: the first of ports: (its container side),
-// else of expose:. The scenario's port: may choose another.
-func port(c types.ServiceConfig, errAt func(key, allowed, format string, args ...any)) int {
-	for _, p := range c.Ports {
-		if p.Protocol != "" && p.Protocol != "tcp" {
-			errAt("ports", "tcp", "protocol %s is not supported: Toxiproxy proxies TCP", p.Protocol)
-			continue
+// replicas is deploy.replicas, else scale, else 1.
+func replicas(c types.ServiceConfig) int {
+	switch {
+	case c.Deploy != nil && c.Deploy.Replicas != nil:
+		return max(*c.Deploy.Replicas, 1)
+	case c.Scale != nil:
+		return max(*c.Scale, 1)
+	}
+	return 1
+}
+
+// ports are the TCP ports the service listens on in its container: the
+// targets of ports:, then expose:, each once, in the file's order. A
+// port of another protocol stays in the project (the container publishes
+// it) but has no proxy: Toxiproxy proxies TCP.
+func ports(c types.ServiceConfig, errAt func(key, allowed, format string, args ...any)) []int {
+	var out []int
+	add := func(n int) {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
 		}
-		return int(p.Target)
+	}
+	for _, p := range c.Ports {
+		if (p.Protocol == "" || p.Protocol == "tcp") && p.Target > 0 && p.Target <= 65535 {
+			add(int(p.Target))
+		}
 	}
 	for _, e := range c.Expose {
-		n, err := strconv.Atoi(e)
-		if err != nil || n < 1 || n > 65535 {
-			errAt("expose", "a port number, e.g. \"6379\"", "expose %q is not one port", e)
+		spec, proto, _ := strings.Cut(e, "/")
+		if proto != "" && proto != "tcp" {
 			continue
 		}
-		return n
+		lo, hi, ok := portRange(spec)
+		if !ok {
+			errAt("expose", "a port or a range, e.g. \"6379\" or \"8000-8010\"", "expose %q is not a port", e)
+			continue
+		}
+		for n := lo; n <= hi && n < lo+maxExposeRange; n++ {
+			add(n)
+		}
 	}
-	return 0
+	return out
+}
+
+// portRange reads "8080" or "8000-8010".
+func portRange(s string) (lo, hi int, ok bool) {
+	a, b, isRange := strings.Cut(s, "-")
+	lo, err := strconv.Atoi(a)
+	if err != nil || lo < 1 || lo > 65535 {
+		return 0, 0, false
+	}
+	if !isRange {
+		return lo, lo, true
+	}
+	hi, err = strconv.Atoi(b)
+	if err != nil || hi < lo || hi > 65535 {
+		return 0, 0, false
+	}
+	return lo, hi, true
 }
 
 // health is the service's readiness from its healthcheck: its test as a
@@ -107,4 +152,15 @@ func health(h *types.HealthCheckConfig, errAt func(key, allowed, format string, 
 	}
 	errAt("healthcheck", "test: [CMD, program, args…], [CMD-SHELL, \"command\"] or a command string", "test %q is not a command", h.Test)
 	return tcp
+}
+
+// isJob reports whether another service waits for name to complete
+// (depends_on with condition service_completed_successfully).
+func isJob(proj *types.Project, name string) bool {
+	for _, other := range proj.Services {
+		if d, ok := other.DependsOn[name]; ok && d.Condition == types.ServiceConditionCompletedSuccessfully {
+			return true
+		}
+	}
+	return false
 }

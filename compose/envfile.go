@@ -13,22 +13,24 @@ import (
 )
 
 // checkEnvFiles checks, before any is read, that every env_file of the
-// project lies inside the Compose file's folder (symbolic links followed,
-// as a scenario's files must lie in its own) and is a regular file of at
-// most MaxSize bytes: not /dev/zero, not a FIFO. A missing one is left to
+// project lies inside the project's folder (symbolic links followed, as a
+// scenario's files must lie in its own) and is a regular file of at most
+// MaxSize bytes: not /dev/zero, not a FIFO. A missing one is left to
 // compose-go, which knows whether it is required.
-func checkEnvFiles(file string, root *yaml.Node, proj *types.Project) scenario.Errors {
-	dir := filepath.Dir(file)
+func (ss *sources) checkEnvFiles(proj *types.Project) scenario.Errors {
 	var errs scenario.Errors
-	for _, name := range serviceOrder(root, proj) {
+	for _, name := range ss.serviceOrder(proj) {
 		for _, ef := range proj.Services[name].EnvFiles {
-			why := envFileProblem(dir, ef.Path)
+			why := envFileProblem(ss.dir, ef.Path)
 			if why == "" {
 				continue
 			}
-			e := &scenario.Error{File: file, Line: 1, Col: 1, Field: "services." + name + ".env_file", Msg: why, Allowed: envAllowed}
-			if at := envFileNode(root, name, dir, ef.Path); at != nil {
-				e.Line, e.Col = at.Line, at.Column
+			e := ss.errAt("services."+name+".env_file", envAllowed, why, "services", name, "env_file")
+			for _, s := range ss.list {
+				if at := envFileNode(s, name, ef.Path); at != nil {
+					e.File, e.Line, e.Col = s.file, at.Line, at.Column
+					break
+				}
 			}
 			errs = append(errs, e)
 		}
@@ -40,7 +42,7 @@ func checkEnvFiles(file string, root *yaml.Node, proj *types.Project) scenario.E
 // or "".
 func envFileProblem(dir, p string) string {
 	if !workdir.Within(dir, p) {
-		return fmt.Sprintf("%s is outside the Compose file's folder %s", p, dir)
+		return fmt.Sprintf("%s is outside the project's folder %s", p, dir)
 	}
 	fi, err := os.Stat(p)
 	switch {
@@ -54,13 +56,17 @@ func envFileProblem(dir, p string) string {
 	return ""
 }
 
-// envFileNode is the node of service name's env_file entry that names p
-// (a path resolved against dir), else its env_file value.
-func envFileNode(root *yaml.Node, name, dir, p string) *yaml.Node {
-	v := deref(valueOf(deref(valueOf(root, "services")), name))
-	v = deref(valueOf(v, "env_file"))
-	if v == nil || v.Kind != yaml.SequenceNode {
+// envFileNode is the node of service name's env_file entry in s that
+// names p (a path resolved against the file's folder); nil when there is
+// none.
+func envFileNode(s *source, name, p string) *yaml.Node {
+	dir := filepath.Dir(s.file)
+	v := deref(valueOf(s.services[name][1], "env_file"))
+	if v != nil && v.Kind == yaml.ScalarNode && samePath(dir, v.Value, p) {
 		return v
+	}
+	if v == nil || v.Kind != yaml.SequenceNode {
+		return nil
 	}
 	for _, item := range v.Content {
 		item = deref(item)
@@ -71,7 +77,7 @@ func envFileNode(root *yaml.Node, name, dir, p string) *yaml.Node {
 			return item
 		}
 	}
-	return v
+	return nil
 }
 
 // samePath reports whether v, relative to dir, is p.

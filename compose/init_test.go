@@ -36,12 +36,12 @@ func TestInit(t *testing.T) {
 		stdout string
 		msg    string
 	}{
-		{"elsewhere", InitFlags{File: "shop.yaml", Out: t.TempDir()}, exitcode.Usage, "", "outside its own folder: write it in the Compose file's folder or one above it"},
-		{"writes", InitFlags{File: "shop.yaml", Out: out}, exitcode.OK, "next: chaosrun validate " + out, ""},
-		{"files exist", InitFlags{File: "shop.yaml", Out: out}, exitcode.Usage, "", "exists (--force overwrites it)"},
-		{"forced", InitFlags{File: "shop.yaml", Out: out, Force: true}, exitcode.OK, "wrote " + out, ""},
-		{"no --compose", InitFlags{Out: out}, exitcode.Usage, "", "--compose FILE is required"},
-		{"no image", InitFlags{File: "no-image.yaml", Out: "."}, exitcode.Usage, "", "no-image.yaml"},
+		{"elsewhere", InitFlags{Files: []string{"shop.yaml"}, Out: t.TempDir()}, exitcode.Usage, "", "outside its own folder: write it in the Compose file's folder or one above it"},
+		{"writes", InitFlags{Files: []string{"shop.yaml"}, Out: out}, exitcode.OK, "next: chaosrun validate " + out, ""},
+		{"files exist", InitFlags{Files: []string{"shop.yaml"}, Out: out}, exitcode.Usage, "", "exists (--force overwrites it)"},
+		{"forced", InitFlags{Files: []string{"shop.yaml"}, Out: out, Force: true}, exitcode.OK, "wrote " + out, ""},
+		{"no --compose", InitFlags{Out: out}, exitcode.Usage, "", "--compose FILE or --url URL is required"},
+		{"no image", InitFlags{Files: []string{"no-image.yaml"}, Out: "."}, exitcode.Usage, "", "no-image.yaml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,7 +56,7 @@ func TestInit(t *testing.T) {
 			}
 		})
 	}
-	if ents, _ := os.ReadDir(out); len(ents) != 4 || !slices.ContainsFunc(ents, func(e os.DirEntry) bool { return filepath.Ext(e.Name()) == ".js" }) {
-		t.Errorf("%s holds %v, want the Compose files, the scenario and its script", out, ents)
+	if ents, _ := os.ReadDir(out); len(ents) != 3 || slices.ContainsFunc(ents, func(e os.DirEntry) bool { return filepath.Ext(e.Name()) == ".js" }) {
+		t.Errorf("%s holds %v, want the Compose files and the scenario (no script)", out, ents)
 	}
 }

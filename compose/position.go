@@ -68,24 +68,48 @@ func keyAbove(data []byte, line int) string {
 // maxDepth bounds how deep the walks of the file's nodes go.
 const maxDepth = 64
 
-// recursiveAlias finds an alias inside the node its anchor names (&a
-// [*a]): YAML allows it, but compose-go's walk of such a file never ends.
-// An alias can only name an anchor already seen, so a cycle always runs
-// through one that names a node still open: one of its ancestors.
-func recursiveAlias(file string, n *yaml.Node, path string, open []*yaml.Node, depth int) *scenario.Error {
+// MaxNodes bounds the nodes of one file with its aliases expanded: a few
+// hundred bytes of nested aliases (an alias bomb) expand to billions.
+const MaxNodes = 200_000
+
+// checkAliases walks the document as its readers will, aliases followed,
+// and refuses it when it nests deeper than maxDepth, expands to more than
+// MaxNodes nodes, or holds an alias inside the node its anchor names (&a
+// [*a]: YAML allows it, but no walk of it ends). An alias can only name
+// an anchor already seen, so a cycle always runs through one that names
+// a node still open: one of its ancestors.
+func checkAliases(file string, doc *yaml.Node) *scenario.Error {
+	w := aliasWalk{file: file}
+	return w.walk(doc, "", 0)
+}
+
+type aliasWalk struct {
+	file  string
+	open  []*yaml.Node
+	nodes int
+}
+
+func (w *aliasWalk) walk(n *yaml.Node, path string, depth int) *scenario.Error {
 	if n == nil {
 		return nil
 	}
+	at := func(format string, args ...any) *scenario.Error {
+		return &scenario.Error{File: w.file, Line: max(n.Line, 1), Col: max(n.Column, 1), Field: cmp.Or(path, fileField), Msg: fmt.Sprintf(format, args...)}
+	}
+	if w.nodes++; w.nodes > MaxNodes {
+		return at("the file expands to more than %d YAML nodes (aliases of aliases?)", MaxNodes)
+	}
 	if depth > maxDepth {
-		return &scenario.Error{File: file, Line: max(n.Line, 1), Col: max(n.Column, 1), Field: cmp.Or(path, fileField), Msg: fmt.Sprintf("nested more than %d levels deep", maxDepth)}
+		return at("nested more than %d levels deep", maxDepth)
 	}
 	if n.Kind == yaml.AliasNode {
-		if slices.Contains(open, n.Alias) {
-			return &scenario.Error{File: file, Line: n.Line, Col: n.Column, Field: cmp.Or(path, fileField), Msg: fmt.Sprintf("alias *%s is inside the value its anchor names: a recursive value", n.Value)}
+		if slices.Contains(w.open, n.Alias) {
+			return at("alias *%s is inside the value its anchor names: a recursive value", n.Value)
 		}
-		return nil
+		return w.walk(n.Alias, path, depth+1)
 	}
-	open = append(open, n)
+	w.open = append(w.open, n)
+	defer func() { w.open = w.open[:len(w.open)-1] }()
 	for i, c := range n.Content {
 		p := path
 		switch {
@@ -94,7 +118,7 @@ func recursiveAlias(file string, n *yaml.Node, path string, open []*yaml.Node, d
 		case n.Kind == yaml.SequenceNode:
 			p = fmt.Sprintf("%s[%d]", path, i)
 		}
-		if e := recursiveAlias(file, c, p, open, depth+1); e != nil {
+		if e := w.walk(c, p, depth+1); e != nil {
 			return e
 		}
 	}

@@ -1,11 +1,13 @@
 package doctor
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
 
@@ -34,5 +36,39 @@ func TestK6(t *testing.T) {
 	env["CHAOSRUN_ROOT"] = t.TempDir() // not a repository
 	if f := K6(o); f.Fix == "" || !strings.Contains(f.Fix, "CHAOSRUN_ROOT") {
 		t.Errorf("CHAOSRUN_ROOT not a repository: %+v, want a fix naming it", f)
+	}
+}
+
+// TestRunSplitsTestbeds: with no Docker engine, the local testbed is
+// ready (exit 0, Docker's findings are notes), --testbed docker is not
+// (exit 1, a FIX line), and an unknown testbed is a usage error.
+func TestRunSplitsTestbeds(t *testing.T) {
+	t.Setenv("DOCKER_HOST", "unix://"+filepath.Join(t.TempDir(), "no-engine.sock"))
+	o := k6build.Options{Getenv: func(string) string { return "" }, Dir: t.TempDir()}
+	for _, tc := range []struct {
+		testbed string
+		code    int
+		want    []string
+	}{
+		{"local", exitcode.OK, []string{"  ok   loopback", "  note docker", "needed only for --testbed docker", "all good"}},
+		{"docker", exitcode.Breach, []string{"  ok   loopback", "  FIX  docker", "1 problem(s)"}},
+		{"moon", exitcode.Usage, nil},
+	} {
+		t.Run(tc.testbed, func(t *testing.T) {
+			var out strings.Builder
+			err := Run(context.Background(), &out, o, tc.testbed)
+			code := exitcode.OK
+			if ee, ok := exitcode.As(err); ok {
+				code = ee.Code
+			}
+			if code != tc.code {
+				t.Errorf("exit %d (%v), want %d\n%s", code, err, tc.code, out.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
@@ -23,13 +21,10 @@ type ApplyOptions struct {
 	Delay, Wait time.Duration
 }
 
-// Register adds fault apply's flags to fl; token is --token's default
-// (the environment's CHAOSRUN_TOKEN).
-func (o *ApplyOptions) Register(fl *pflag.FlagSet, token string) {
-	fl.StringVar(&o.API, "toxiproxy", "http://127.0.0.1:8474", "base URL of Toxiproxy's API")
-	fl.StringVar(&o.Token, "token", token, "the Toxiproxy API's token (env CHAOSRUN_TOKEN)")
-	fl.DurationVar(&o.Delay, "delay", 0, "time from Toxiproxy being ready to the schedule's zero (the faults' start offsets count from there)")
-	fl.DurationVar(&o.Wait, "wait", 5*time.Minute, "how long to wait for Toxiproxy and the scenario's proxies (and, with --report-to, for load to start)")
+// DefaultApplyOptions are fault apply's defaults: Toxiproxy's own API
+// address on loopback, five minutes' wait.
+func DefaultApplyOptions() ApplyOptions {
+	return ApplyOptions{API: "http://127.0.0.1:8474", Wait: 5 * time.Minute}
 }
 
 // CheckTimes checks --delay and --wait; errors are usage errors.

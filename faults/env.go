@@ -14,6 +14,12 @@ type ScenarioEnv struct {
 // ProxiesFor lists the Toxiproxy proxies of an edge.
 func (e *ScenarioEnv) ProxiesFor(edge string) ([]string, error) { return e.Scenario.ProxiesFor(edge) }
 
+// ScriptsAddToxics says the run's load may add toxics of its own: a k6
+// script, through the extension's fault API; the native engine adds none.
+func (e *ScenarioEnv) ScriptsAddToxics() bool {
+	return e.Scenario == nil || e.Scenario.Workload.EngineName() != scenario.EngineNative
+}
+
 // Toxics is the Toxiproxy API.
 func (e *ScenarioEnv) Toxics() ToxicAPI { return e.API }
 

@@ -94,7 +94,11 @@ func (a *fakeAPI) Remaining() int {
 type fakeEnv struct {
 	edges map[string][]string
 	api   ToxicAPI
+	// native says the load adds no toxics of its own.
+	native bool
 }
+
+func (e *fakeEnv) ScriptsAddToxics() bool { return !e.native }
 
 func (e *fakeEnv) ProxiesFor(edge string) ([]string, error) {
 	ps, ok := e.edges[edge]

@@ -44,6 +44,12 @@ type ToxicAPI interface {
 	SetProxyEnabled(ctx context.Context, proxy string, enabled bool) error
 }
 
+// ToxicLister is the part of Toxiproxy's API that reads a proxy's toxics
+// back, for faults to see what something outside the run did to them.
+type ToxicLister interface {
+	ListToxics(ctx context.Context, proxy string) ([]Toxic, error)
+}
+
 // Toxic is a Toxiproxy toxic as its API reads it.
 type Toxic struct {
 	Name       string         `json:"name"`
@@ -85,6 +91,7 @@ func (a Attr) String() string {
 type kindInfo struct {
 	factory Factory
 	attrs   []Attr
+	stage   scenario.EdgeStage
 }
 
 var (
@@ -92,9 +99,17 @@ var (
 	registry = map[string]kindInfo{}
 )
 
-// Register adds a fault kind with its attributes. It panics if the kind is
-// registered twice or f is nil.
+// Register adds a fault kind with its attributes, acting on the
+// connection (scenario.StageTCP). It panics if the kind is registered
+// twice or f is nil.
 func Register(kind string, f Factory, attrs ...Attr) {
+	RegisterStage(kind, scenario.StageTCP, f, attrs...)
+}
+
+// RegisterStage adds a fault kind that needs stage on its edge (such as
+// scenario.StageHTTP for a kind that reads requests), with its
+// attributes. It panics if the kind is registered twice or f is nil.
+func RegisterStage(kind string, stage scenario.EdgeStage, f Factory, attrs ...Attr) {
 	regMu.Lock()
 	defer regMu.Unlock()
 	if f == nil {
@@ -103,7 +118,15 @@ func Register(kind string, f Factory, attrs ...Attr) {
 	if _, dup := registry[kind]; dup {
 		panic("faults: kind " + kind + " registered twice")
 	}
-	registry[kind] = kindInfo{factory: f, attrs: slices.Clone(attrs)}
+	registry[kind] = kindInfo{factory: f, attrs: slices.Clone(attrs), stage: stage}
+}
+
+// StageOf is the stage kind declared when it registered; "" for a kind
+// not registered.
+func StageOf(kind string) scenario.EdgeStage {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	return registry[kind].stage
 }
 
 // Kinds lists the registered fault kinds, sorted.

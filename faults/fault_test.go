@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -103,7 +104,7 @@ func TestNewDescribesAndValidates(t *testing.T) {
 	}
 }
 
-func TestToxicFaultApplyRollsBackAndRevertIsIdempotent(t *testing.T) {
+func TestToxicFaultApplyRollsBackAndRevertSaysGone(t *testing.T) {
 	api := newFakeAPI()
 	env := &fakeEnv{edges: map[string][]string{"a->b": {"a->b.0", "a->b.1", "a->b.2"}}, api: api}
 	f, err := New(scenario.Fault{Name: "slow", Kind: "latency", Edge: "a->b", Attributes: map[string]float64{"latency": 300}})
@@ -124,10 +125,13 @@ func TestToxicFaultApplyRollsBackAndRevertIsIdempotent(t *testing.T) {
 	if n := api.Remaining(); n != 3 {
 		t.Errorf("after apply %d toxics, want 3", n)
 	}
-	for range 2 { // the second revert finds nothing and still succeeds
-		if err := f.Revert(context.Background(), env); err != nil {
-			t.Fatalf("Revert: %v", err)
-		}
+	if err := f.Revert(context.Background(), env); err != nil {
+		t.Fatalf("Revert: %v", err)
+	}
+	// A second revert finds nothing: removed all the same, but it says the
+	// toxic was gone (something outside the run removed it), naming it.
+	if err := f.Revert(context.Background(), env); !errors.Is(err, ErrGone) || !strings.Contains(err.Error(), "chaosrun-slow on a->b.0, a->b.1, a->b.2") {
+		t.Fatalf("second Revert: %v, want ErrGone naming the toxic and proxies", err)
 	}
 	if n := api.Remaining(); n != 0 {
 		t.Errorf("after revert %d toxics remain", n)
@@ -135,5 +139,22 @@ func TestToxicFaultApplyRollsBackAndRevertIsIdempotent(t *testing.T) {
 	want := "add a->b.0 chaosrun-slow latency downstream 1 map[latency:300]"
 	if got := api.Calls()[0]; got != want {
 		t.Errorf("first call = %q, want %q", got, want)
+	}
+}
+
+// TestStageOf: the HTTP kinds declare the HTTP stage, every other kind
+// the connection's, and an unknown kind none.
+func TestStageOf(t *testing.T) {
+	for _, k := range Kinds() {
+		want := scenario.StageTCP
+		if k == KindHTTPError || k == KindHTTPLatency {
+			want = scenario.StageHTTP
+		}
+		if got := StageOf(k); got != want {
+			t.Errorf("StageOf(%q) = %q, want %q", k, got, want)
+		}
+	}
+	if got := StageOf("nosuch"); got != "" {
+		t.Errorf("StageOf of an unknown kind = %q", got)
 	}
 }

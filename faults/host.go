@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
+	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
 )
 
@@ -63,7 +65,7 @@ type hostOp struct {
 var hostOps = []hostOp{
 	{"host_stop", HostAPI.Stop, HostAPI.Start, "stopped", "stop (SIGTERM, then SIGKILL) and start again"},
 	{"host_pause", HostAPI.Pause, HostAPI.Unpause, "paused", "pause (freeze) and unpause"},
-	{"host_kill", HostAPI.Kill, HostAPI.Start, "killed", "kill (SIGKILL) and start again"},
+	{"host_kill", HostAPI.Kill, HostAPI.Start, "killed", "kill (SIGKILL) and start again (a service with a restart policy: its main process killed, as in a crash, and the engine's restart awaited)"},
 	{"host_disconnect", HostAPI.Disconnect, HostAPI.Reconnect, "disconnected", "disconnect from the network and reconnect with its aliases"},
 }
 
@@ -81,10 +83,47 @@ func init() {
 	}
 }
 
+// Recoverer is a HostAPI that knows how long the engine's restart policy
+// took to bring an instance back after a kill: until it ran again and until
+// it was healthy (ok false when the engine did not bring it back; the
+// harness then started it).
+type Recoverer interface {
+	Recovery(instance string) (running, healthy time.Duration, ok bool)
+}
+
 // hostFault applies a host action to every instance host: names.
 type hostFault struct {
 	op   hostOp
 	host string
+	// counts are what the last revert observed: engine_restarts, and the
+	// longest restart_ms and recovery_ms of the instances the engine
+	// brought back after a kill.
+	counts map[string]int64
+}
+
+// Counts are the engine's recoveries the last revert observed; nil when
+// the engine recovered nothing.
+func (f *hostFault) Counts() map[string]int64 { return f.counts }
+
+// noteRecoveries reads back how the engine recovered each instance.
+func (f *hostFault) noteRecoveries(api HostAPI, insts []string) {
+	r, ok := api.(Recoverer)
+	if !ok || f.op.kind != "host_kill" {
+		return
+	}
+	f.counts = nil
+	for _, in := range insts {
+		running, healthy, ok := r.Recovery(in)
+		if !ok {
+			continue
+		}
+		if f.counts == nil {
+			f.counts = map[string]int64{}
+		}
+		f.counts[record.RecoveryRestarts]++
+		f.counts[record.RecoveryRunningMs] = max(f.counts[record.RecoveryRunningMs], running.Milliseconds())
+		f.counts[record.RecoveryHealthyMs] = max(f.counts[record.RecoveryHealthyMs], healthy.Milliseconds())
+	}
 }
 
 func hostsOf(env Env, host string) (HostAPI, []string, error) {
@@ -131,6 +170,7 @@ func (f *hostFault) Revert(ctx context.Context, env Env) error {
 			errs = append(errs, fmt.Errorf("%s %s: undo: %w", f.op.kind, in, err))
 		}
 	}
+	f.noteRecoveries(api, insts)
 	return errors.Join(errs...)
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	Register(KindHTTPError, func(spec scenario.Fault) (Fault, error) {
+	RegisterStage(KindHTTPError, scenario.StageHTTP, func(spec scenario.Fault) (Fault, error) {
 		status := int64(503)
 		if v, ok := spec.Attributes["status"]; ok {
 			status = int64(v)

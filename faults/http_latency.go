@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	Register(KindHTTPLatency, func(spec scenario.Fault) (Fault, error) {
+	RegisterStage(KindHTTPLatency, scenario.StageHTTP, func(spec scenario.Fault) (Fault, error) {
 		a := spec.Attributes
 		lat, jit, p99 := int64(a["latency"]), int64(a["jitter"]), int64(a["p99"])
 		attrs := map[string]any{"latency": lat}

@@ -106,7 +106,7 @@ func TestHTTPFaultsThroughStage(t *testing.T) {
 		{Name: "slow-check", Kind: "http_latency", Edge: "bank->vault", Start: 0, Duration: scenario.Duration(time.Hour),
 			Attributes: map[string]float64{"latency": 1}, Match: &scenario.Match{Method: "GET", Path: "/transact/check"}},
 	}
-	env := &fakeEnv{edges: map[string][]string{"bank->vault": {"bank->vault"}}, api: NewToxiproxyAPI(hs.URL)}
+	env := &fakeEnv{edges: map[string][]string{"bank->vault": {"bank->vault"}}, api: NewToxiproxyAPI(hs.URL), native: true}
 	clk := clock.NewFake(time.Unix(0, 0))
 	ctx, cancel := context.WithCancel(context.Background())
 	var events []record.FaultEvent

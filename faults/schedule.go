@@ -17,6 +17,20 @@ import (
 // done (and rolling back a partial apply).
 const CleanupTimeout = 5 * time.Second
 
+// HostRevertTimeout bounds reverting a host fault: starting a killed or
+// stopped service again and waiting until it is healthy (a database's
+// crash recovery and its health check's interval) takes longer than
+// removing a toxic.
+const HostRevertTimeout = 30 * time.Second
+
+// revertTimeout is how long reverting a fault of kind may take.
+func revertTimeout(kind string) time.Duration {
+	if IsHostKind(kind) {
+		return HostRevertTimeout
+	}
+	return CleanupTimeout
+}
+
 // Step is one action of the fault schedule, at an offset from load start.
 type Step struct {
 	At     time.Duration
@@ -111,10 +125,14 @@ func Run(ctx context.Context, clk clock.Clock, start time.Time, specs []scenario
 			return err
 		}
 	}
+	var errs []error
 	if len(s.stuck) > 0 {
-		return fmt.Errorf("fault schedule: could not revert %v: they may still be in force", s.stuck)
+		errs = append(errs, fmt.Errorf("fault schedule: could not revert %v: they may still be in force", s.stuck))
 	}
-	return nil
+	for _, err := range s.outside {
+		errs = append(errs, fmt.Errorf("fault schedule: %w", err))
+	}
+	return errors.Join(errs...)
 }
 
 // schedule is the state of one Run.
@@ -128,6 +146,9 @@ type schedule struct {
 	active map[int]bool // faults in force, by spec index
 	order  []int        // spec indexes in the order they were applied
 	stuck  []string     // faults whose revert failed
+	// outside are what something outside the run did to its faults'
+	// toxics (ErrGone, ErrTampered), found at their revert.
+	outside []error
 }
 
 // wait blocks until clk reaches t or ctx is done.
@@ -180,14 +201,23 @@ func (s *schedule) apply(ctx context.Context, st Step) {
 }
 
 func (s *schedule) revert(ctx context.Context, st Step) {
+	s.revertWithin(ctx, st, revertTimeout(s.specs[st.Index].Kind))
+}
+
+// revertWithin reverts the step's fault, taking at most d.
+func (s *schedule) revertWithin(ctx context.Context, st Step, d time.Duration) {
 	if !s.active[st.Index] {
 		return // its apply failed: nothing to revert
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CleanupTimeout)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), d)
 	defer cancel()
 	err := s.built[st.Index].Revert(rctx, s.env)
 	ev := s.event(st.Index, record.Reverted, s.start.Add(st.At), err)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrGone), errors.Is(err, ErrTampered): // reverted; something outside the run acted on it
+		ev.Action, ev.Error = record.Reverted, "revert: "+ev.Error
+		s.outside = append(s.outside, fmt.Errorf("[%s]: %w", s.specs[st.Index].Name, err))
+	case err != nil:
 		ev.Error = "revert: " + ev.Error
 		s.stuck = append(s.stuck, s.specs[st.Index].Name)
 	}
@@ -204,7 +234,7 @@ func (s *schedule) cleanup(ctx context.Context) {
 			continue
 		}
 		spec := s.specs[i]
-		s.revert(ctx, Step{At: spec.Start.Std() + spec.Duration.Std(), Fault: spec.Name, Action: record.Reverted, Index: i})
+		s.revertWithin(ctx, Step{At: spec.Start.Std() + spec.Duration.Std(), Fault: spec.Name, Action: record.Reverted, Index: i}, CleanupTimeout)
 	}
 }
 
@@ -221,7 +251,7 @@ func RevertAll(ctx context.Context, specs []scenario.Fault, env Env) error {
 			continue
 		}
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), CleanupTimeout)
-		if err := f.Revert(rctx, env); err != nil {
+		if err := f.Revert(rctx, env); err != nil && !errors.Is(err, ErrGone) {
 			errs = append(errs, fmt.Errorf("fault %s: revert: %w", specs[k].Name, err))
 		}
 		cancel()

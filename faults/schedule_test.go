@@ -229,6 +229,31 @@ func TestRunFailedRevertReturnsError(t *testing.T) {
 	}
 }
 
+// TestRunToxicRemovedBehindItsBack: a toxic another process removed while
+// its fault was in force makes the run's schedule fail naming it, and the
+// revert event says so; the fault still counts as reverted.
+func TestRunToxicRemovedBehindItsBack(t *testing.T) {
+	clk := clock.NewFake(t0)
+	api := newFakeAPI()
+	env := &fakeEnv{edges: map[string][]string{"a->b": {"a->b"}}, api: api}
+	r := startRun(context.Background(), clk, []scenario.Fault{lat("x", 1, 5)}, env)
+	clk.BlockUntil(1)
+	clk.Advance(time.Second) // applied
+	clk.BlockUntil(1)
+	if err := api.RemoveToxic(context.Background(), "a->b", "chaosrun-x"); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(5 * time.Second)
+	err := r.wait(t)
+	if !errors.Is(err, ErrGone) || !strings.Contains(err.Error(), "[x]") {
+		t.Fatalf("Run error = %v, want ErrGone naming x", err)
+	}
+	got := r.summary()
+	if len(got) != 2 || !strings.HasPrefix(got[1], "reverted x sched=6s actual=6s err=revert: the toxic was already gone") {
+		t.Errorf("events %q", got)
+	}
+}
+
 func TestRunCancelRevertsActiveFaults(t *testing.T) {
 	clk := clock.NewFake(t0)
 	api := newFakeAPI()

@@ -35,7 +35,7 @@ func (a *toxiproxyAPI) AddToxic(ctx context.Context, proxy string, t Toxic) erro
 	if err != nil {
 		return fmt.Errorf("toxiproxy: add toxic %q to proxy %q: %w", t.Name, proxy, err)
 	}
-	err = a.do(ctx, http.MethodPost, "/proxies/"+url.PathEscape(proxy)+"/toxics", body)
+	_, err = a.do(ctx, http.MethodPost, "/proxies/"+url.PathEscape(proxy)+"/toxics", body)
 	if err != nil {
 		return fmt.Errorf("toxiproxy: add %s toxic %q to proxy %q: %w", t.Type, t.Name, proxy, err)
 	}
@@ -43,16 +43,29 @@ func (a *toxiproxyAPI) AddToxic(ctx context.Context, proxy string, t Toxic) erro
 }
 
 func (a *toxiproxyAPI) RemoveToxic(ctx context.Context, proxy, name string) error {
-	err := a.do(ctx, http.MethodDelete, "/proxies/"+url.PathEscape(proxy)+"/toxics/"+url.PathEscape(name), nil)
+	_, err := a.do(ctx, http.MethodDelete, "/proxies/"+url.PathEscape(proxy)+"/toxics/"+url.PathEscape(name), nil)
 	if err != nil {
 		return fmt.Errorf("toxiproxy: remove toxic %q from proxy %q: %w", name, proxy, err)
 	}
 	return nil
 }
 
+// ListToxics reads the proxy's toxics back.
+func (a *toxiproxyAPI) ListToxics(ctx context.Context, proxy string) ([]Toxic, error) {
+	body, err := a.do(ctx, http.MethodGet, "/proxies/"+url.PathEscape(proxy)+"/toxics", nil)
+	var out []Toxic
+	if err == nil {
+		err = json.Unmarshal(body, &out)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("toxiproxy: list the toxics of proxy %q: %w", proxy, err)
+	}
+	return out, nil
+}
+
 func (a *toxiproxyAPI) SetProxyEnabled(ctx context.Context, proxy string, enabled bool) error {
 	body, _ := json.Marshal(map[string]bool{"enabled": enabled})
-	err := a.do(ctx, http.MethodPatch, "/proxies/"+url.PathEscape(proxy), body)
+	_, err := a.do(ctx, http.MethodPatch, "/proxies/"+url.PathEscape(proxy), body)
 	if err != nil {
 		verb := "disable"
 		if enabled {
@@ -63,9 +76,9 @@ func (a *toxiproxyAPI) SetProxyEnabled(ctx context.Context, proxy string, enable
 	return nil
 }
 
-// do sends one request and turns a non-2xx answer into an error carrying
-// Toxiproxy's message; 404 wraps ErrNotFound.
-func (a *toxiproxyAPI) do(ctx context.Context, method, path string, body []byte) error {
+// do sends one request and gives the answer's body; a non-2xx answer is
+// an error carrying Toxiproxy's message, 404 wrapping ErrNotFound.
+func (a *toxiproxyAPI) do(ctx context.Context, method, path string, body []byte) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
 	defer cancel()
 	var rd io.Reader
@@ -74,18 +87,18 @@ func (a *toxiproxyAPI) do(ctx context.Context, method, path string, body []byte)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, a.base+path, rd)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "chaosrun")
 	resp, err := a.hc.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
-	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-		return nil
+		return msg, nil
 	}
 	var apiErr struct {
 		Error string `json:"error"`
@@ -95,7 +108,7 @@ func (a *toxiproxyAPI) do(ctx context.Context, method, path string, body []byte)
 		text = apiErr.Error
 	}
 	if resp.StatusCode == http.StatusNotFound {
-		return fmt.Errorf("HTTP %d: %s: %w", resp.StatusCode, text, ErrNotFound)
+		return nil, fmt.Errorf("HTTP %d: %s: %w", resp.StatusCode, text, ErrNotFound)
 	}
-	return fmt.Errorf("HTTP %d: %s", resp.StatusCode, text)
+	return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, text)
 }

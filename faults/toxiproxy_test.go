@@ -183,3 +183,82 @@ func TestToxiproxyAPIUnreachable(t *testing.T) {
 		t.Errorf("error = %v", err)
 	}
 }
+
+// TestTamperingFound: between a fault's apply and its revert, another
+// client of the real Toxiproxy changes the fault's toxic and adds one of
+// its own; the revert names both (ErrTampered) and still removes the
+// fault's toxic. With a load whose script may add toxics, the added one
+// is the script's and only the change counts.
+func TestTamperingFound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real Toxiproxy server")
+	}
+	apiURL, _ := startToxiproxy(t, startEcho(t), "a->b")
+	other := NewToxiproxyAPI(apiURL) // another process's client
+	ctx := context.Background()
+	for _, tt := range []struct {
+		native bool
+		want   []string
+	}{
+		{true, []string{`timeout toxic "stall" added to a->b by something outside the run`, "toxic chaosrun-slow on a->b changed to latency downstream toxicity 1 map[jitter:0 latency:5]"}},
+		{false, []string{"toxic chaosrun-slow on a->b changed"}},
+	} {
+		env := &fakeEnv{edges: map[string][]string{"a->b": {"a->b"}}, api: NewToxiproxyAPI(apiURL), native: tt.native}
+		f, err := New(scenario.Fault{Name: "slow", Kind: "latency", Edge: "a->b", Attributes: map[string]float64{"latency": 300}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Apply(ctx, env); err != nil {
+			t.Fatal(err)
+		}
+		if err := errors.Join(other.RemoveToxic(ctx, "a->b", "chaosrun-slow"),
+			other.AddToxic(ctx, "a->b", Toxic{Name: "chaosrun-slow", Type: "latency", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"latency": 5}}),
+			other.AddToxic(ctx, "a->b", Toxic{Name: "stall", Type: "timeout", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"timeout": 0}})); err != nil {
+			t.Fatal(err)
+		}
+		err = f.Revert(ctx, env)
+		if !errors.Is(err, ErrTampered) {
+			t.Fatalf("native %v: Revert = %v, want ErrTampered", tt.native, err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("native %v: %v lacks %q", tt.native, err, w)
+			}
+		}
+		if !tt.native && strings.Contains(err.Error(), "stall") {
+			t.Errorf("a script's toxic counted as tampering: %v", err)
+		}
+		left, _ := other.(ToxicLister).ListToxics(ctx, "a->b")
+		if len(left) != 1 || left[0].Name != "stall" {
+			t.Errorf("left on the proxy: %+v, want only the other client's", left)
+		}
+		_ = other.RemoveToxic(ctx, "a->b", "stall")
+	}
+}
+
+// TestSameToxic: a toxic read back is the run's when what the run set is
+// there unchanged; an HTTP stage's extra read-back (counters, seed) is not
+// a change, an attribute a TCP toxic was not given is.
+func TestSameToxic(t *testing.T) {
+	httpSet := Toxic{Name: "chaosrun-w", Type: "http_latency", Stream: "upstream", Toxicity: 1,
+		Attributes: map[string]any{"latency": int64(2000), "method": "POST", "path": "/vault/withdraw"}}
+	tcpSet := Toxic{Name: "chaosrun-s", Type: "latency", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"latency": int64(300)}}
+	tests := []struct {
+		name     string
+		got, set Toxic
+		want     bool
+	}{
+		{"http stage's read-back", Toxic{Name: "chaosrun-w", Type: "http_latency", Stream: "upstream", Toxicity: 1,
+			Attributes: map[string]any{"latency": 2000.0, "method": "POST", "p99": 5000.0, "path": "/vault/withdraw", "seed": 2.5362379318193925e+18}}, httpSet, true},
+		{"http latency changed", Toxic{Name: "chaosrun-w", Type: "http_latency", Stream: "upstream", Toxicity: 1,
+			Attributes: map[string]any{"latency": 1.0, "method": "POST", "path": "/vault/withdraw"}}, httpSet, false},
+		{"tcp defaults", Toxic{Name: "chaosrun-s", Type: "latency", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"latency": 300.0, "jitter": 0.0}}, tcpSet, true},
+		{"tcp jitter added", Toxic{Name: "chaosrun-s", Type: "latency", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"latency": 300.0, "jitter": 500.0}}, tcpSet, false},
+		{"toxicity lowered", Toxic{Name: "chaosrun-s", Type: "latency", Stream: "downstream", Toxicity: 0.1, Attributes: map[string]any{"latency": 300.0}}, tcpSet, false},
+	}
+	for _, tt := range tests {
+		if got := sameToxic(tt.got, tt.set); got != tt.want {
+			t.Errorf("%s: same %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -7,8 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/internal/exitcode"
 )
 
@@ -16,18 +14,6 @@ import (
 // (fault add, clear, list): its URL and token.
 type ClientFlags struct {
 	URL, Token string
-}
-
-// Register adds the client flags to fl; getenv gives their defaults
-// (CHAOSRUN_GAMEDAY, CHAOSRUN_GAMEDAY_TOKEN).
-func (f *ClientFlags) Register(fl *pflag.FlagSet, getenv func(string) string) {
-	fl.StringVar(&f.URL, "gameday", getenv("CHAOSRUN_GAMEDAY"), "URL of the running game day (as it printed; env CHAOSRUN_GAMEDAY)")
-	fl.StringVar(&f.Token, "token", getenv("CHAOSRUN_GAMEDAY_TOKEN"), "the game day's token, if it has one (env CHAOSRUN_GAMEDAY_TOKEN)")
-}
-
-// RegisterBy adds --by, who acts, to fl.
-func RegisterBy(fl *pflag.FlagSet, by *string) {
-	fl.StringVar(by, "by", Terminal(), "who acts, for the timeline")
 }
 
 // Client is the game day's client the flags name; errors are usage
@@ -85,16 +71,6 @@ func ClearFault(ctx context.Context, c *Client, name, by string, w io.Writer) er
 type AddFlags struct {
 	FaultRequest
 	Attrs []string
-}
-
-// Register adds fault add's flags (but --by) to fl.
-func (f *AddFlags) Register(fl *pflag.FlagSet) {
-	fl.StringVar(&f.Kind, "kind", "", "fault kind")
-	fl.StringVar(&f.Edge, "edge", "", "edge FROM->TO or FROM->TO.N (edge kinds)")
-	fl.StringVar(&f.Host, "host", "", "instance SVC or SVC.N (host kinds)")
-	fl.StringVar(&f.Name, "name", "", "the fault's name (default KIND@TARGET)")
-	fl.StringVar(&f.Direction, "direction", "", "downstream (default) or upstream")
-	fl.StringArrayVar(&f.Attrs, "attr", nil, "attribute NAME=VALUE, e.g. latency=2000 (repeatable)")
 }
 
 // Request checks the flags and gives the fault's request; errors are

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-
-	"github.com/spf13/pflag"
+	"strings"
 
 	"github.com/chaosrun/chaosrun/internal/exitcode"
+	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/report"
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/runner/setup"
 	"github.com/chaosrun/chaosrun/scenario"
@@ -24,17 +25,13 @@ type Command struct {
 	Results runner.ResultsFlags
 }
 
-// Register adds every flag of gameday to fl; getenv gives
-// --results-token's default (CHAOSRUN_RESULTS_TOKEN).
-func (c *Command) Register(fl *pflag.FlagSet, getenv func(string) string) {
-	c.Flags.Register(fl)
-	c.Setup.Register(fl)
-	c.Results.Register(fl, getenv("CHAOSRUN_RESULTS_TOKEN"))
-}
+// NewCommand is gameday with every flag at its default.
+func NewCommand() Command { return Command{Flags: DefaultFlags(), Setup: setup.DefaultFlags()} }
 
 // Run runs a game day of the scenario in file: it checks the flags, sets
 // the run up, runs it until stopped and writes its record and reports to
-// OUT-DIR/SCENARIO-gameday. Ctrl-C, the ordinary end, exits 130.
+// OUT-DIR/SCENARIO-gameday. Ctrl-C, the ordinary end, stops it as the
+// page's Stop does; the exit code follows the verdict (verdictExit).
 func (c *Command) Run(ctx context.Context, env setup.Env, file string) error {
 	o, err := c.prepare(ctx, env, file)
 	if err != nil {
@@ -51,14 +48,25 @@ func (c *Command) Run(ctx context.Context, env setup.Env, file string) error {
 	}
 	defer rec.Close()
 	werr := WriteRecord(o.OutDir, rec, env.Stdout, env.Stderr)
+	return verdictExit(o.Scenario.Name, rec, rerr, werr)
+}
+
+// verdictExit is the game day's exit code, which follows its printed
+// verdict as run's does: 0 pass, 1 breach, 3 incomplete or a harness
+// error, 130 an interrupt while the testbed was starting. Ctrl-C once
+// load runs ends the day as Stop does, and is judged.
+func verdictExit(name string, rec *record.Run, rerr, werr error) error {
 	switch {
-	case rerr != nil && (errors.Is(rerr, ErrInterrupted) || ctx.Err() != nil):
-		// Ctrl-C is the ordinary way to end a game day.
-		return exitcode.Failf(exitcode.Interrupted, "ended by interrupt")
+	case rerr != nil && errors.Is(rerr, ErrInterrupted):
+		return exitcode.Failf(exitcode.Interrupted, "%s interrupted while starting; the record is marked incomplete", name)
 	case rerr != nil:
 		return exitcode.Fail(exitcode.RunError, rerr)
 	case werr != nil:
 		return exitcode.Exit(exitcode.RunError)
+	case rec.Incomplete:
+		return exitcode.Verdictf(exitcode.RunError, "%s incomplete: %s", name, strings.Join(rec.Problems, "; "))
+	case !report.Passed(rec):
+		return exitcode.Verdictf(exitcode.Breach, "%s breached: %s", name, strings.Join(report.Failed(rec), ", "))
 	}
 	return nil
 }
@@ -87,6 +95,9 @@ func (c *Command) prepare(ctx context.Context, env setup.Env, file string) (Opti
 		return Options{}, err
 	}
 	dir := filepath.Join(env.Scenarios.FS.Path(c.OutDir), sc.Name+"-gameday")
+	if err := report.ClearStale(dir); err != nil {
+		return Options{}, exitcode.Failf(exitcode.RunError, "out dir: an earlier game day's files: %w", err)
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
 		return Options{}, exitcode.Failf(exitcode.RunError, "out dir: %w", err)
 	}

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/record"
@@ -33,7 +31,7 @@ func commandEnv(dir string, env map[string]string, stdout, stderr *loadtest.Buff
 	}
 }
 
-// TestCommand: gameday's command line, from its flags to its exit code.
+// TestCommand: gameday's command, from its options to its exit code.
 // Bad flags, scenarios and guards are refused before anything starts
 // (exit 2); an interrupted game day, the ordinary end, exits 130 with its
 // record written.
@@ -42,33 +40,32 @@ func TestCommand(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "steady.yaml"), fmt.Appendf(nil, loadtest.ScenarioYAML, "steady", 5), 0o644)
 	os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("version: 1\nname: bad\n"), 0o644)
 	tests := []struct {
-		name, args string
+		name, file string
+		set        func(*Command)
 		env        map[string]string
 		code       int
 		msg        string
 	}{
-		{"interrupted", "steady.yaml --guard some-load", nil, exitcode.Interrupted, "ended by interrupt"},
-		{"no such testbed", "--testbed k8s steady.yaml", nil, exitcode.Usage, `--testbed "k8s" is not available`},
-		{"window too short", "--window 1s steady.yaml", nil, exitcode.Usage, "--window at least 2s"},
-		{"open listen needs a token", "--listen 0.0.0.0:0 steady.yaml", nil, exitcode.Usage, "needs --token"},
-		{"token from the environment", "--listen 0.0.0.0:0 --guard nope steady.yaml", map[string]string{"CHAOSRUN_GAMEDAY_TOKEN": "t"}, exitcode.Usage, `--guard "nope"`},
-		{"unknown guard", "--guard nope steady.yaml", nil, exitcode.Usage, `--guard "nope" is not an assertion of scenario steady`},
-		{"bad results listen", "--results-listen nope steady.yaml", nil, exitcode.Usage, "--results-listen"},
-		{"shards out of range", "--load-shards 17 steady.yaml", nil, exitcode.Usage, "--load-shards 17"},
-		{"a bad --allow-target", "--allow-target :80 steady.yaml", nil, exitcode.Usage, `--allow-target ":80": want host or host:port`},
-		{"a wrong scenario", "bad.yaml", nil, exitcode.Usage, "bad.yaml"},
+		// Ctrl-C once the page is up ends the day as Stop does: judged (pass).
+		{"interrupted", "steady.yaml", func(c *Command) { c.Guards = []string{"some-load"} }, nil, exitcode.OK, "Ctrl-C           game day stopped"},
+		{"no such testbed", "steady.yaml", func(c *Command) { c.Setup.Testbed = "k8s" }, nil, exitcode.Usage, `--testbed "k8s" is not available`},
+		{"window too short", "steady.yaml", func(c *Command) { c.Slide = time.Second }, nil, exitcode.Usage, "--window at least 2s"},
+		{"open listen needs a token", "steady.yaml", func(c *Command) { c.Listen = "0.0.0.0:0" }, nil, exitcode.Usage, "needs --token"},
+		{"token from the environment", "steady.yaml", func(c *Command) { c.Listen, c.Guards = "0.0.0.0:0", []string{"nope"} }, map[string]string{"CHAOSRUN_GAMEDAY_TOKEN": "t"}, exitcode.Usage, `--guard "nope"`},
+		{"unknown guard", "steady.yaml", func(c *Command) { c.Guards = []string{"nope"} }, nil, exitcode.Usage, `--guard "nope" is not an assertion of scenario steady`},
+		{"bad results listen", "steady.yaml", func(c *Command) { c.Results.Listen = "nope" }, nil, exitcode.Usage, "--results-listen"},
+		{"shards out of range", "steady.yaml", func(c *Command) { c.Setup.Shards = 17 }, nil, exitcode.Usage, "--load-shards 17"},
+		{"a bad --allow-target", "steady.yaml", func(c *Command) { c.Allow = []string{":80"} }, nil, exitcode.Usage, `--allow-target ":80": want host or host:port`},
+		{"a wrong scenario", "bad.yaml", func(*Command) {}, nil, exitcode.Usage, "bad.yaml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var c Command
+			c := NewCommand()
 			var stdout, stderr loadtest.Buffer
 			env := commandEnv(dir, tt.env, &stdout, &stderr)
-			fl := pflag.NewFlagSet("gameday", pflag.ContinueOnError)
-			c.Register(fl, env.Getenv)
 			out := t.TempDir()
-			if err := fl.Parse(append(strings.Fields(tt.args), "--out-dir", out)); err != nil {
-				t.Fatal(err)
-			}
+			c.OutDir = out
+			tt.set(&c)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			go func() { // interrupt once the page is up
@@ -77,13 +74,18 @@ func TestCommand(t *testing.T) {
 				}
 				cancel()
 			}()
-			err := c.Run(ctx, env, fl.Arg(0))
-			ee, ok := exitcode.As(err)
-			if !ok || ee.Code != tt.code || !strings.Contains(errorText(ee.Err)+stderr.String(), tt.msg) {
+			err := c.Run(ctx, env, tt.file)
+			code, text := exitcode.OK, stderr.String()
+			if ee, ok := exitcode.As(err); ok {
+				code, text = ee.Code, errorText(ee.Err)+text
+			} else if err != nil {
+				t.Fatalf("error %v carries no exit code", err)
+			}
+			if code != tt.code || !strings.Contains(text, tt.msg) {
 				t.Fatalf("got %v, want exit %d saying %q; stderr:\n%s", err, tt.code, tt.msg, stderr.String())
 			}
 			_, statErr := os.Stat(filepath.Join(out, "steady-gameday", "run.json"))
-			if wrote := statErr == nil; wrote != (tt.code == exitcode.Interrupted) {
+			if wrote := statErr == nil; wrote != (tt.code == exitcode.OK) {
 				t.Errorf("record written: %v", wrote)
 			}
 		})

@@ -7,11 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/report"
-	"github.com/chaosrun/chaosrun/runner/batch"
 )
 
 // Flags are chaosrun gameday's own flags: overrides, stop conditions, the
@@ -22,18 +19,10 @@ type Flags struct {
 	Listen, Token, K6, OutDir string
 }
 
-// Register adds gameday's flags to fl.
-func (f *Flags) Register(fl *pflag.FlagSet) {
-	fl.StringArrayVar(&f.Sets, "set", nil, "override a scenario value, e.g. bank.bulkheads=off (repeatable)")
-	fl.StringArrayVar(&f.Guards, "guard", nil, "assertion of the scenario that is a stop condition: when it breaches for longer than --grace, every fault is reverted (repeatable)")
-	fl.StringArrayVar(&f.Allow, "allow-target", nil, "let load reach this host or host:port besides loopback and the testbed's services (repeatable)")
-	fl.DurationVar(&f.Grace, "grace", 5*time.Second, "how long a guard may breach before every fault is reverted")
-	fl.DurationVar(&f.Slide, "window", 10*time.Second, "sliding window of the live SLOs")
-	fl.StringVar(&f.Listen, "listen", "127.0.0.1:0", "address of the game day's page and API (other than loopback needs --token)")
-	fl.StringVar(&f.Token, "token", "", "token the page and API require (default: none on loopback; env CHAOSRUN_GAMEDAY_TOKEN)")
-	fl.DurationVar(&f.MaxDuration, "max-duration", time.Hour, "stop the load after this long at the latest")
-	fl.StringVar(&f.K6, "k6", "", "for a workload with engine: k6, use this k6 binary (built with xk6-resilience) instead of building one")
-	fl.StringVar(&f.OutDir, "out-dir", "chaosrun-results", "folder for the record, report and logs (sub-folder SCENARIO-gameday)")
+// DefaultFlags are gameday's own flags' defaults: a guard's grace of 5s,
+// a 10s live window, the page on a free loopback port, an hour at most.
+func DefaultFlags() Flags {
+	return Flags{Grace: 5 * time.Second, Slide: 10 * time.Second, Listen: "127.0.0.1:0", MaxDuration: time.Hour, OutDir: "chaosrun-results"}
 }
 
 // Check checks --grace, --window, --max-duration and the page's address
@@ -61,7 +50,7 @@ func (f *Flags) Options() Options {
 // stdout and says on stderr where they are and what failed to be written.
 func WriteRecord(dir string, rec *record.Run, stdout, stderr io.Writer) error {
 	werr := report.WriteAll(dir, rec)
-	batch.PrintLines(stderr, "chaosrun gameday", werr)
+	report.PrintLines(stderr, "chaosrun gameday", werr)
 	report.Table(stdout, rec)
 	fmt.Fprintf(stderr, "game day record: %s (report: %s)\n", filepath.Join(dir, "run.json"), filepath.Join(dir, "report.html"))
 	return werr

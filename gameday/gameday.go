@@ -7,6 +7,7 @@
 package gameday
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,6 +28,7 @@ import (
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/testbed"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 )
 
 // Options configures a game day.
@@ -34,7 +36,7 @@ type Options struct {
 	Scenario *scenario.Scenario
 	Testbed  testbed.Testbed
 	// Load makes the game day's load once the testbed is up.
-	Load runner.NewLoad
+	Load engine.NewLoad
 	// OutDir receives k6's log.
 	OutDir string
 	// Listen is the page's address (default 127.0.0.1:0). Token, when set,
@@ -136,7 +138,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 		err = s.Err()
 	}()
 	rec = s.Record()
-	if s.Start(ctx) != nil {
+	if !start(ctx, s, func() { g.requestStop("Ctrl-C") }) {
 		return rec, nil
 	}
 	g.ctx = s.Context()
@@ -173,11 +175,35 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	rec.Source = rangeSource{rec.Source, rec.Start, rec.End}
 	rec.Faults = g.ctl.Events()
 	rec.Planned = record.Duration(rec.End.Sub(rec.Start))
-	rec.Verdicts = assertions.Evaluate(rec, finalDefs(sc.Assertions, rec))
+	for _, n := range Judge(sc, rec, s.ScriptChecks()) {
+		s.Note(n)
+	}
 	if terr := writeTimeline(filepath.Join(o.OutDir, "timeline.json"), g.ctl.Timeline()); terr != nil {
 		s.Note(terr.Error())
 	}
 	return rec, nil
+}
+
+// start starts the session. An interrupt (ctx ending) while it starts
+// aborts it; once load runs, an interrupt is the ordinary way to end a
+// game day and calls stop, as the page's Stop button does, so that the
+// faults are reverted, the end checks run and the day is judged. It
+// reports whether the session started.
+func start(ctx context.Context, s *runner.Session, stop func()) bool {
+	sctx, abort := context.WithCancelCause(context.WithoutCancel(ctx))
+	unwatch := context.AfterFunc(ctx, func() { abort(context.Cause(ctx)) })
+	if ctx.Err() != nil { // AfterFunc would abort in a goroutine of its own
+		abort(context.Cause(ctx))
+	}
+	if s.Start(sctx) != nil {
+		unwatch()
+		return false
+	}
+	if !unwatch() { // interrupted as load started: the session saw it
+		return true
+	}
+	context.AfterFunc(ctx, stop)
+	return true
 }
 
 // defaults fills the options' defaults and checks them.
@@ -438,6 +464,64 @@ func (r rangeSource) Close() error {
 		return c.Close()
 	}
 	return nil
+}
+
+// Judge gives a game day's record its verdicts through assertions.Judge,
+// as run and judge do, with script the load's own checks: sc's assertions
+// as finalDefs gives them, and no fault schedule (a game day's faults are
+// presets the operator may or may not inject, never "not applied"). It
+// returns the problems to note.
+func Judge(sc *scenario.Scenario, rec *record.Run, script []scenario.Assertion) []string {
+	day := *sc
+	day.Assertions = finalDefs(sc.Assertions, rec)
+	day.Faults = nil
+	notes := assertions.Judge(&day, rec, script)
+	markNotApplicable(sc.Assertions, rec)
+	return notes
+}
+
+// markNotApplicable makes n/a, not failed, the verdicts of a day in which
+// no fault was injected on assertions that judge a fault's window or
+// compare with the time before one: they have nothing to judge.
+func markNotApplicable(defs []scenario.Assertion, rec *record.Run) {
+	for _, ev := range rec.Faults {
+		if ev.Action == record.Applied {
+			return
+		}
+	}
+	why, window := map[string]string{}, map[string]string{}
+	for _, d := range defs {
+		if r := faultDependence(d); r != "" {
+			why[d.Name], window[d.Name] = r, cmp.Or(d.Window, assertions.Whole)
+		}
+	}
+	for i, v := range rec.Verdicts {
+		if r, ok := why[v.Assertion]; ok && v.Source == "" {
+			rec.Verdicts[i] = record.Verdict{Assertion: v.Assertion, Check: v.Check, Metric: v.Metric, Window: window[v.Assertion] + " (no fault injected)",
+				Unit: v.Unit, Pass: true, NotApplicable: r + ", and no fault was injected"}
+		}
+	}
+}
+
+// faultDependence says how an assertion depends on a fault being applied:
+// its window is one (before, during, after), or its check compares with
+// the baseline, by default the time before the first fault; "" when it
+// does not.
+func faultDependence(d scenario.Assertion) string {
+	if w, err := assertions.ParseWindow(d.Window); err == nil && w.Kind != assertions.Whole {
+		return "its window is " + w.String()
+	}
+	for _, c := range d.Checks {
+		if strings.Contains(c.Threshold, "baseline") {
+			if d.Baseline == "" {
+				return "its check compares with the baseline, the time before the first fault"
+			}
+			if w, err := assertions.ParseWindow(d.Baseline); err == nil && w.Kind != assertions.Whole {
+				return "its check compares with the baseline, " + w.String()
+			}
+		}
+	}
+	return ""
 }
 
 // finalDefs are the assertions judged on the whole game day. A window or

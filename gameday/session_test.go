@@ -22,18 +22,22 @@ import (
 func TestGameDaySession(t *testing.T) {
 	window := [][]record.Series{{{Metric: "http_reqs", Kind: record.Counter, Count: 5, Sum: 5}}}
 	tests := []struct {
-		name       string
-		load       *loadtest.Load
-		press      bool // press Stop once the page is up
-		cancel     bool // interrupt once the page is up
-		die        bool // a service dies once the page is up
-		wantErr    string
-		incomplete bool
+		name        string
+		load        *loadtest.Load
+		press       bool // press Stop once the page is up
+		cancel      bool // interrupt once the page is up
+		cancelFirst bool // interrupt before the game day starts
+		die         bool // a service dies once the page is up
+		wantErr     string
+		incomplete  bool
 	}{
 		{name: "stop button", load: &loadtest.Load{Windows: window, RunFor: time.Hour}, press: true},
 		{name: "load dies", load: &loadtest.Load{Windows: window, RunFor: 50 * time.Millisecond, Err: errors.New("k6: exited with code 107")},
 			wantErr: "code 107", incomplete: true},
-		{name: "interrupt", load: &loadtest.Load{Windows: window, RunFor: time.Hour}, cancel: true, wantErr: "interrupted", incomplete: true},
+		// Ctrl-C once load runs ends the day as Stop does: judged, complete.
+		{name: "interrupt", load: &loadtest.Load{Windows: window, RunFor: time.Hour}, cancel: true},
+		{name: "interrupt while starting", load: &loadtest.Load{Windows: window, RunFor: time.Hour}, cancelFirst: true,
+			wantErr: "interrupted", incomplete: true},
 		{name: "service dies", load: &loadtest.Load{Windows: window, RunFor: time.Hour}, die: true, wantErr: "svc exited", incomplete: true},
 	}
 	for _, tc := range tests {
@@ -59,6 +63,9 @@ func TestGameDaySession(t *testing.T) {
 					bed.Die <- errors.New("service svc exited: signal: killed")
 				}
 			}
+			if tc.cancelFirst {
+				cancel()
+			}
 			rec, err := Run(ctx, Options{Scenario: sc, Testbed: bed, Load: tc.load.Factory(), OutDir: dir, Ready: ready, MaxDuration: time.Minute})
 			if rec == nil {
 				t.Fatalf("no record: %v", err)
@@ -76,8 +83,12 @@ func TestGameDaySession(t *testing.T) {
 			if bed.Downs() != 1 || !tc.load.Closed() {
 				t.Errorf("torn down %d times, load closed %v", bed.Downs(), tc.load.Closed())
 			}
-			if _, err := os.Stat(filepath.Join(dir, "timeline.json")); err != nil {
+			timeline, err := os.ReadFile(filepath.Join(dir, "timeline.json"))
+			if err != nil && !tc.cancelFirst {
 				t.Errorf("timeline: %v", err)
+			}
+			if tc.cancel && !strings.Contains(string(timeline), `"Ctrl-C"`) {
+				t.Errorf("the timeline does not say Ctrl-C stopped the day:\n%s", timeline)
 			}
 			if !tc.incomplete && (len(rec.Verdicts) != 1 || !rec.Verdicts[0].Pass) {
 				t.Errorf("verdicts %+v", rec.Verdicts)

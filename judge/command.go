@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/export/metrics"
 	"github.com/chaosrun/chaosrun/internal/buildinfo"
 	"github.com/chaosrun/chaosrun/internal/exitcode"
@@ -22,15 +20,7 @@ import (
 // exported.
 type Command struct {
 	Options
-	Export metrics.Flags
-}
-
-// Register adds every flag of judge to fl; getenv gives the defaults the
-// environment sets (CHAOSRUN_RESULTS_TOKEN, CHAOSRUN_EXPORT_*,
-// CHAOSRUN_GRAFANA_*).
-func (c *Command) Register(fl *pflag.FlagSet, getenv func(string) string) {
-	c.Options.Register(fl, getenv("CHAOSRUN_RESULTS_TOKEN"))
-	c.Export.Register(fl, getenv)
+	Export metrics.Settings
 }
 
 // Run judges the scenario args[0] names over the results files the rest
@@ -102,7 +92,7 @@ func outcome(ctx context.Context, dir string, sc *scenario.Scenario, rec *record
 	case rec.Incomplete:
 		return exitcode.Failf(exitcode.RunError, "%s incomplete: %s", sc.Name, strings.Join(rec.Problems, "; "))
 	case !report.Passed(rec):
-		return exitcode.Failf(exitcode.Breach, "%s breached: %s", sc.Name, strings.Join(Failed(rec), ", "))
+		return exitcode.Failf(exitcode.Breach, "%s breached: %s", sc.Name, strings.Join(report.Failed(rec), ", "))
 	}
 	return nil
 }

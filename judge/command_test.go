@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/record"
@@ -23,27 +21,31 @@ func TestCommandRefuses(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "bad.yaml"), []byte("version: 1\nname: bad\n"))
 	writeFile(t, filepath.Join(dir, "cut.jsonl"), []byte("{not json\n"))
-	tests := []struct{ name, args, msg string }{
-		{"export label", "--export-label env catalog:bank-slow-vault r.jsonl", "--export-label"},
-		{"a wrong scenario", "bad.yaml r.jsonl", "bad.yaml"},
-		{"files and --listen", "--listen 127.0.0.1:0 catalog:bank-slow-vault r.jsonl", "give results files or --listen, not both"},
-		{"no results file", "catalog:bank-slow-vault", "no results file"},
-		{"listen not HOST:PORT", "--listen 127.0.0.1 catalog:bank-slow-vault", "is not HOST:PORT"},
-		{"a malformed results file", "catalog:bank-slow-vault cut.jsonl", "cut.jsonl"},
+	tests := []struct {
+		name string
+		args []string
+		set  func(*Command)
+		msg  string
+	}{
+		{"export label", []string{"catalog:bank-slow-vault", "r.jsonl"}, func(c *Command) { c.Export.Labels = []string{"env"} }, "--export-label"},
+		{"a wrong scenario", []string{"bad.yaml", "r.jsonl"}, nil, "bad.yaml"},
+		{"files and --listen", []string{"catalog:bank-slow-vault", "r.jsonl"}, func(c *Command) { c.Listen = "127.0.0.1:0" }, "give results files or --listen, not both"},
+		{"no results file", []string{"catalog:bank-slow-vault"}, nil, "no results file"},
+		{"listen not HOST:PORT", []string{"catalog:bank-slow-vault"}, func(c *Command) { c.Listen = "127.0.0.1" }, "is not HOST:PORT"},
+		{"a malformed results file", []string{"catalog:bank-slow-vault", "cut.jsonl"}, nil, "cut.jsonl"},
 	}
 	getenv := func(string) string { return "" }
 	l := scenarioload.Loader{FS: workdir.FS{FS: os.DirFS("/"), Dir: dir}, K6: k6build.Options{Getenv: getenv, Dir: dir}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var c Command
-			fl := pflag.NewFlagSet("judge", pflag.ContinueOnError)
-			c.Register(fl, getenv)
+			c := Command{Options: DefaultOptions()}
 			out := t.TempDir()
-			if err := fl.Parse(append(strings.Fields(tt.args), "--out-dir", out)); err != nil {
-				t.Fatal(err)
+			c.OutDir = out
+			if tt.set != nil {
+				tt.set(&c)
 			}
 			var stdout, stderr bytes.Buffer
-			err := c.Run(context.Background(), l, &stdout, &stderr, fl.Args())
+			err := c.Run(context.Background(), l, &stdout, &stderr, tt.args)
 			ee, ok := exitcode.As(err)
 			if !ok || ee.Code != exitcode.Usage {
 				t.Fatalf("got %v, want exit %d", err, exitcode.Usage)

@@ -18,7 +18,7 @@ import (
 
 	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/runner/batch"
+	"github.com/chaosrun/chaosrun/report"
 )
 
 // The events endpoint's paths: fault apply asks for load's start (the
@@ -319,7 +319,7 @@ func (e *EventReport) Done(ctx context.Context, failed int) error {
 	}
 	err := errors.Join(e.errs...)
 	if e.Log != nil {
-		batch.PrintLines(e.Log, "chaosrun fault apply: reporting", err)
+		report.PrintLines(e.Log, "chaosrun fault apply: reporting", err)
 	}
 	return err
 }

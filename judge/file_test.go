@@ -15,6 +15,7 @@ import (
 	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
 // TestFromFilesIsTheRecordsVerdicts: two shards' files, merged, give the
@@ -104,6 +105,9 @@ func TestFromFilesRefusesBadInput(t *testing.T) {
 		{"no end marker", unended, []string{"no end marker", "cut short"}},
 		{"unknown kind", badKind, []string{"kind.jsonl:4:", `kind "histogram"; allowed: trend, counter, rate, gauge`}},
 		{"not a results file", notResults, []string{"is not a results file", "hello"}},
+		{"empty", writeFile(t, filepath.Join(dir, "empty.jsonl"), nil), []string{"is not a results file", "no hello"}},
+		{"a directory", dir, []string{"is a directory, not a results file"}},
+		{"/dev/urandom", "/dev/urandom", []string{"is a device, not a results file"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -117,15 +121,20 @@ func TestFromFilesRefusesBadInput(t *testing.T) {
 					t.Errorf("error lacks %q:\n%v", w, err)
 				}
 			}
-			if tc.name == "not a results file" {
-				return
+			if !strings.Contains(tc.name, "end") && !strings.Contains(tc.name, "cut") {
+				return // no results file at all: nothing partial to judge
 			}
 			rec, err := FromFiles(context.Background(), sc, FileOptions{Files: []string{tc.file}, Partial: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !rec.Incomplete || len(rec.Problems) == 0 || len(rec.Windows) == 0 {
-				t.Errorf("--partial: incomplete %v, problems %v, %d windows", rec.Incomplete, rec.Problems, len(rec.Windows))
+			defer rec.Close()
+			n := 0
+			if err := rec.EachWindow(func(record.Window) error { n++; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if !rec.Incomplete || len(rec.Problems) == 0 || n == 0 {
+				t.Errorf("--partial: incomplete %v, problems %v, %d windows", rec.Incomplete, rec.Problems, n)
 			}
 		})
 	}
@@ -147,6 +156,48 @@ func TestFromFilesSaysWhatItCannotJudge(t *testing.T) {
 	// Without a timeline, the fault was never applied: its windows fail.
 	if rec.Verdicts[0].Pass || !strings.Contains(rec.Verdicts[0].Error, "never applied") || len(rec.NotApplied) != 1 {
 		t.Errorf("verdict %+v, not applied %+v", rec.Verdicts[0], rec.NotApplied)
+	}
+}
+
+// TestFromFilesSpillsToDisk: two shards' files are judged from window logs
+// on disk (the record reads its windows from there, none held in it), and
+// where no log can be made, from memory, with the same verdicts and a
+// problem that says so.
+func TestFromFilesSpillsToDisk(t *testing.T) {
+	sc := testScenario()
+	dir := t.TempDir()
+	files := []string{writeResults(t, dir, "0/2", shardWindows(t, 0, 2), true), writeResults(t, dir, "1/2", shardWindows(t, 1, 2), true)}
+	var verdicts [][]string
+	for _, tc := range []struct {
+		name, spill string
+		logs        int
+		note        string
+	}{
+		{"logs on disk", t.TempDir(), 2, ""},
+		{"no log can be made", filepath.Join(dir, "missing"), 0, "its windows are held in memory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, err := FromFiles(context.Background(), sc, FileOptions{Files: files, Timeline: &Timeline{Faults: events()}, SpillDir: tc.spill})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rec.Close()
+			src, _ := rec.Source.(stream.Spilled)
+			if len(rec.Windows) != 0 || len(src.Logs) != tc.logs {
+				t.Errorf("%d windows in the record, %d logs; want none and %d", len(rec.Windows), len(src.Logs), tc.logs)
+			}
+			if !rec.Start.Equal(t0) || !rec.End.Equal(t0.Add(10*time.Second)) {
+				t.Errorf("load %s to %s, want %s to %s", rec.Start, rec.End, t0, t0.Add(10*time.Second))
+			}
+			noted := slices.ContainsFunc(rec.Problems, func(p string) bool { return tc.note != "" && strings.Contains(p, tc.note) })
+			if noted != (tc.note != "") || rec.Incomplete {
+				t.Errorf("problems %q (incomplete %v), want a note %q", rec.Problems, rec.Incomplete, tc.note)
+			}
+			verdicts = append(verdicts, verdictsOf(rec))
+		})
+	}
+	if len(verdicts) == 2 && !slices.Equal(verdicts[0], verdicts[1]) {
+		t.Errorf("verdicts from disk %v, from memory %v", verdicts[0], verdicts[1])
 	}
 }
 

@@ -4,17 +4,15 @@
 // over the results streams of N load shards received from anywhere, with
 // the fault events `chaosrun fault apply --report-to` sends. The windows
 // of several shards merge exactly (record.MergeWindows); the verdicts are
-// assertions.Evaluate's over the merged windows, as a run's are.
+// assertions.Judge's over the merged windows, as a run's are.
 package judge
 
 import (
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
 )
 
@@ -28,19 +26,17 @@ func newRecord(sc *scenario.Scenario, versions map[string]string) *record.Run {
 }
 
 // Fill gives rec its fault timeline, the faults never applied and the
-// verdicts, as a run does (runner.Verdicts, with the load's own checks
+// verdicts, as a run does (assertions.Judge, with the load's own checks
 // the record keeps): events are the faults' events (nil when rec already
 // holds its timeline, ownFaults), plus the changes a k6 script made
 // through the extension, read from the windows.
 func Fill(sc *scenario.Scenario, rec *record.Run, events []record.FaultEvent, ownFaults bool) {
 	if !ownFaults {
-		scripted, err := runner.ScriptFaultEvents(rec)
+		scripted, err := record.ScriptFaultEvents(rec)
 		if err != nil {
 			fail(rec, fmt.Errorf("reading the windows: %w", err))
 		}
-		all := append(append([]record.FaultEvent(nil), events...), scripted...)
-		sort.SliceStable(all, func(i, j int) bool { return all[i].Actual.Before(all[j].Actual) })
-		rec.Faults = all
+		rec.Faults = record.MergeFaultEvents(events, scripted)
 	}
 	for _, ev := range rec.Faults {
 		if ev.Action == record.Failed {
@@ -48,7 +44,7 @@ func Fill(sc *scenario.Scenario, rec *record.Run, events []record.FaultEvent, ow
 		}
 	}
 	rec.Problems = append(rec.Problems, missingSources(sc, rec)...)
-	rec.Problems = append(rec.Problems, runner.Verdicts(sc, rec, runner.ScriptChecksOf(rec))...)
+	rec.Problems = append(rec.Problems, assertions.Judge(sc, rec, assertions.ScriptChecksOf(rec))...)
 }
 
 // fail marks rec incomplete with err as a problem.

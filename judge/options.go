@@ -8,8 +8,6 @@ import (
 	"net"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/workloads/stream"
 )
@@ -25,22 +23,10 @@ type Options struct {
 	Wait, Margin                     time.Duration
 }
 
-// Register adds judge's flags to fl; token is --token's default (the
-// environment's CHAOSRUN_RESULTS_TOKEN).
-func (o *Options) Register(fl *pflag.FlagSet, token string) {
-	fl.StringArrayVar(&o.Sets, "set", nil, "override a scenario value, e.g. workload.duration=30s (repeatable)")
-	fl.StringVar(&o.Faults, "faults", "", "the fault timeline: a run record (run.json) or fault apply's --events-out file (files only)")
-	fl.BoolVar(&o.Partial, "partial", false, "judge what results files cut short or with malformed lines hold; the record is marked incomplete")
-	fl.StringVar(&o.OutDir, "out-dir", "chaosrun-results", "folder for the record and reports (one sub-folder per scenario)")
-	fl.BoolVar(&o.Quiet, "quiet", false, "no progress lines while waiting")
-	fl.StringVar(&o.Listen, "listen", "", "receive the shards' results streams on HOST:PORT")
-	fl.StringVar(&o.Events, "events-listen", "", "receive fault apply's events on HOST:PORT (default: --listen's host, the next port)")
-	fl.IntVar(&o.Shards, "shards", 1, "how many load shards stream to --listen")
-	fl.StringVar(&o.Token, "token", token, "the token of every stream's hello and event request (default: one made and printed; env CHAOSRUN_RESULTS_TOKEN)")
-	fl.StringVar(&o.Cert, "tls-cert", "", "PEM certificate: streams and events speak TLS (with --tls-key)")
-	fl.StringVar(&o.Key, "tls-key", "", "PEM private key of --tls-cert")
-	fl.DurationVar(&o.Wait, "wait", 10*time.Minute, "how long to wait for the first shard's hello")
-	fl.DurationVar(&o.Margin, "margin", DefaultMargin, "how long past load's planned duration the shards have to end")
+// DefaultOptions are judge's defaults: one shard, ten minutes' wait for
+// the first hello, DefaultMargin past load's planned end.
+func DefaultOptions() Options {
+	return Options{OutDir: "chaosrun-results", Shards: 1, Wait: 10 * time.Minute, Margin: DefaultMargin}
 }
 
 // FileOptions checks the flags for judging results files (paths resolve

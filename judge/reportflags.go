@@ -11,24 +11,16 @@ import (
 	"os"
 	"time"
 
-	"github.com/spf13/pflag"
-
+	"github.com/chaosrun/chaosrun/faults"
+	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/internal/workdir"
+	"github.com/chaosrun/chaosrun/scenarioload"
 )
 
 // ReportFlags are fault apply's flags for where its events go: a judge's
 // events endpoint, a file, or both.
 type ReportFlags struct {
 	To, Token, CA, EventsOut string
-}
-
-// Register adds the report flags to fl; token is --report-token's default
-// (the environment's CHAOSRUN_RESULTS_TOKEN).
-func (f *ReportFlags) Register(fl *pflag.FlagSet, token string) {
-	fl.StringVar(&f.To, "report-to", "", "a judge's events endpoint, http(s)://HOST:PORT: the schedule's zero is load's start there (plus --delay), and each event is sent to it")
-	fl.StringVar(&f.Token, "report-token", token, "the judge's token (env CHAOSRUN_RESULTS_TOKEN)")
-	fl.StringVar(&f.CA, "report-ca", "", "PEM CA to trust for an https --report-to")
-	fl.StringVar(&f.EventsOut, "events-out", "", "write each event to this file, one JSON object a line (chaosrun judge --faults reads it)")
 }
 
 // Open makes the event report, which says its failures on stderr, and
@@ -67,4 +59,28 @@ func (f *ReportFlags) Open(ctx context.Context, wd workdir.FS, stderr io.Writer,
 		rep.File, closeFn = file, func() { file.Close() }
 	}
 	return rep, zero, closeFn, nil
+}
+
+// ApplyFaults is chaosrun fault apply: it runs the schedule of the
+// scenario file names through the Toxiproxy o names, its events reported
+// as the flags say (see faults.ApplyOptions.Run). Bad flags exit 2; a
+// scenario without faults is said on stdout.
+func (f *ReportFlags) ApplyFaults(ctx context.Context, l scenarioload.Loader, o faults.ApplyOptions, file string, stdout, stderr io.Writer) error {
+	if err := o.CheckTimes(); err != nil {
+		return exitcode.Fail(exitcode.Usage, err)
+	}
+	sc, err := l.Scenario(ctx, file, nil, stderr)
+	if err != nil {
+		return err
+	}
+	u, err := o.Target(sc, stdout)
+	if err != nil || u == nil {
+		return err
+	}
+	rep, zero, closeRep, err := f.Open(ctx, l.FS, stderr, o.Delay, o.Wait)
+	if err != nil {
+		return exitcode.Fail(exitcode.Usage, err)
+	}
+	defer closeRep()
+	return o.Run(ctx, u, sc, zero, rep, stdout)
 }

@@ -43,6 +43,9 @@ type Run struct {
 	Faults []FaultEvent `json:"faults"`
 	// Scrapes are the instances' /metrics, read about once a second.
 	Scrapes []Scrape `json:"scrapes,omitempty"`
+	// FaultEffects say, for each fault applied, which observed series
+	// moved beyond run-to-run noise while it was in force.
+	FaultEffects []FaultEffect `json:"fault_effects,omitempty"`
 	// Verdicts are the outcomes of the checks, one per check.
 	Verdicts []Verdict `json:"verdicts,omitempty"`
 	// EndChecks are the services' own checks, called after load.
@@ -140,6 +143,9 @@ type Window struct {
 // Counter: Sum is the total added, Count the number of samples.
 // Rate: Count samples, NonZero of them non-zero.
 // Gauge: Min, Max and Last value seen.
+//
+// Its JSON form is, field for field, that of a series in the results
+// stream (wire.Series, in the shared models module).
 type Series struct {
 	// Metric is the k6 metric's name.
 	Metric string `json:"metric"`
@@ -191,6 +197,15 @@ type FaultEvent struct {
 	Counts map[string]int64 `json:"counts,omitempty"`
 }
 
+// The counts a host_kill's revert event carries when the engine's restart
+// policy brought its instances back: how many, and the longest time from
+// the kill until one ran again and until it was healthy.
+const (
+	RecoveryRestarts  = "engine_restarts"
+	RecoveryRunningMs = "restart_ms"
+	RecoveryHealthyMs = "recovery_ms"
+)
+
 // EndCheck is the answer of a service's own check (money conserved,
 // say), called after load and before teardown.
 type EndCheck struct {
@@ -209,6 +224,20 @@ type Scrape struct {
 	Instance string `json:"instance"`
 	// Values map name{label=value,...} to the sample's value.
 	Values map[string]float64 `json:"values"`
+}
+
+// FaultEffect says what moved while a fault was in force, against the
+// time before the first fault (assertions.FaultEffects).
+type FaultEffect struct {
+	Fault string `json:"fault"`
+	// Compared counts the observed series held against the time before.
+	Compared int `json:"compared"`
+	// Moved names the series that moved beyond run-to-run noise, largest
+	// relative change first ("http_req_duration{api:Cash} 1.2→2004",
+	// medians of 2-second blocks); empty when nothing moved.
+	Moved []string `json:"moved,omitempty"`
+	// Unjudged says why nothing was compared (a window too short).
+	Unjudged string `json:"unjudged,omitempty"`
 }
 
 // Verdict is the outcome of one assertion check.
@@ -235,6 +264,15 @@ type Verdict struct {
 	Samples int64 `json:"samples"`
 	// Error says why the check could not be evaluated; such a check fails.
 	Error string `json:"error,omitempty"`
+	// NotApplicable says why the check had nothing to judge (a game day's
+	// check of a fault window when no fault was injected); such a check
+	// passes and reports show it as n/a.
+	NotApplicable string `json:"not_applicable,omitempty"`
+	// Understated says why the observed latency is a floor, not the
+	// figure: the load waited for slow responses instead of sending on
+	// time during the window (coordinated omission). The check stands as
+	// judged; reports mark its figure "≥".
+	Understated string `json:"understated,omitempty"`
 	// Source says where the check comes from: empty for the scenario's
 	// assertions, SourceScript for a k6 script's thresholds, SourceRun for
 	// the run's own (load ran for its planned duration).

@@ -2,9 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
-	"sort"
 	"time"
 
 	"github.com/chaosrun/chaosrun/assertions"
@@ -108,69 +105,4 @@ func blockValues(cells []record.Acc, st stat, n int) []float64 {
 		}
 	}
 	return out
-}
-
-// side is one side of a comparison: the block values of each run.
-type side [][]float64
-
-// blocks counts the side's block values.
-func (s side) blocks() int {
-	n := 0
-	for _, run := range s {
-		n += len(run)
-	}
-	return n
-}
-
-// median of every block value of every run of the side.
-func (s side) median() float64 {
-	var all []float64
-	for _, run := range s {
-		all = append(all, run...)
-	}
-	return median(all)
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	sort.Float64s(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
-}
-
-// resample draws a bootstrap replicate: runs with replacement, then each
-// drawn run's blocks with replacement (a hierarchical block bootstrap; with
-// one run per side it is a bootstrap over the blocks of that run).
-func (s side) resample(rng *rand.Rand, buf []float64) []float64 {
-	buf = buf[:0]
-	for range s {
-		run := s[rng.IntN(len(s))]
-		for range run {
-			buf = append(buf, run[rng.IntN(len(run))])
-		}
-	}
-	return buf
-}
-
-// interval bounds the change of the median block value, head−base: the
-// replicates' quantiles at 1−conf and conf.
-func interval(base, head side, iters int, conf float64, rng *rand.Rand) (lo, hi float64) {
-	deltas := make([]float64, 0, iters)
-	var bb, hb []float64
-	for range iters {
-		bb = base.resample(rng, bb)
-		hb = head.resample(rng, hb)
-		deltas = append(deltas, median(hb)-median(bb))
-	}
-	sort.Float64s(deltas)
-	at := func(p float64) float64 {
-		i := int(math.Floor(p * float64(len(deltas)-1)))
-		return deltas[min(max(i, 0), len(deltas)-1)]
-	}
-	return at(1 - conf), at(conf)
 }

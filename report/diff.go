@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/assertions"
+	"github.com/chaosrun/chaosrun/bootstrap"
 	"github.com/chaosrun/chaosrun/record"
 )
 
@@ -336,9 +337,9 @@ func compareFigure(scenario string, f figure, base, head []*record.Run, opt Diff
 		return c, err
 	}
 	var kind record.Kind
-	collect := func(runs []*record.Run) (side, []record.Acc, error) {
+	collect := func(runs []*record.Run) (bootstrap.Side, []record.Acc, error) {
 		var (
-			s   side
+			s   bootstrap.Side
 			all []record.Acc
 		)
 		for _, r := range runs {
@@ -378,17 +379,20 @@ func compareFigure(scenario string, f figure, base, head []*record.Run, opt Diff
 	case c.Window == "":
 		c.Why = "window missing"
 		return c, nil
-	case !ok1 || !ok2 || len(bs) == 0 || len(hs) == 0:
-		c.Why = "no samples on one side"
+	case !ok1 && !ok2:
+		c.Why = "no samples on either side"
+		return c, nil
+	case !ok1 || !ok2:
+		c.Why = map[bool]string{true: "no samples in head", false: "no samples in base"}[ok1]
 		return c, nil
 	}
 	c.Rel = Ratio(relChange(c.Base, c.Head))
-	if nb, nh := bs.blocks(), hs.blocks(); nb < minBlocks || nh < minBlocks {
+	if nb, nh := bs.Blocks(), hs.Blocks(); nb < minBlocks || nh < minBlocks {
 		c.Why = fmt.Sprintf("too short to tell noise: %d and %d blocks of %ds (need %d a side)", nb, nh, opt.Block, minBlocks)
 		return c, nil
 	}
-	c.BaseMedian, c.HeadMedian = bs.median(), hs.median()
-	c.Lo, c.Hi = interval(bs, hs, opt.Iterations, opt.Confidence, rng)
+	c.BaseMedian, c.HeadMedian = bs.Median(), hs.Median()
+	c.Lo, c.Hi = bootstrap.Interval(bs, hs, opt.Iterations, opt.Confidence, rng)
 	minRel := opt.MinChange
 	if f.stat.isTail() {
 		minRel = max(minRel, opt.MinChangeTail)

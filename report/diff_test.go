@@ -254,8 +254,32 @@ func TestDiffRecordedRuns(t *testing.T) {
 
 func tableOf(d *Diff) string {
 	var b strings.Builder
-	d.Table(&b)
+	d.Table(&b, true)
 	return b.String()
+}
+
+// TestOneSampleASide: a figure with a sample on each side is not "no
+// samples": it is too short to tell noise, and says how short.
+func TestOneSampleASide(t *testing.T) {
+	base := synthRun(t, 1, apisWith(2, 5, 0.01, 0.5), synthVerdicts)
+	head := synthRun(t, 2, apisWith(2, 5, 0.01, 0.5), synthVerdicts)
+	// Three seconds during slow, the samples in the last: a trailing
+	// short block, which the blocks leave out.
+	base.Windows, head.Windows = base.Windows[11:14], head.Windows[11:14]
+	for _, r := range []*record.Run{base, head} {
+		r.Windows[0].Series, r.Windows[1].Series = nil, nil
+	}
+	d, _ := Compare([]*record.Run{base}, []*record.Run{head}, DiffOptions{Iterations: 100, NoKeyFigures: true})
+	found := false
+	for _, c := range d.Changes {
+		if strings.Contains(c.Why, "no samples") && !strings.Contains(c.Why, "either side") {
+			t.Errorf("%s: %q with one sample a side", c.Name, c.Why)
+		}
+		found = found || strings.HasPrefix(c.Why, "too short to tell noise: 0 and 0 blocks of 2s")
+	}
+	if !found {
+		t.Errorf("no figure says it is too short to tell noise:\n%s", tableOf(d))
+	}
 }
 
 // TestCompareNothingCompared: a comparison that compared nothing is an
@@ -272,7 +296,7 @@ func TestCompareNothingCompared(t *testing.T) {
 		want       string
 	}{
 		{"different scenarios", run, other, "no scenario has records on both sides (base: synthetic; head: another)"},
-		{"no samples on one side", run, &noWindows, "could be compared (no samples on one side)"},
+		{"no samples on one side", run, &noWindows, "could be compared (no samples in head)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -284,5 +308,23 @@ func TestCompareNothingCompared(t *testing.T) {
 				t.Fatalf("diff %+v", d)
 			}
 		})
+	}
+}
+
+// TestTableShowsWhatChanged: by default the table shows only the figures
+// that changed significantly and counts the rest; all shows every one.
+func TestTableShowsWhatChanged(t *testing.T) {
+	base := synthRun(t, 1, apisWith(2, 5, 0.01, 0.5), synthVerdicts)
+	head := synthRun(t, 3, apisWith(2.6, 5, 0.01, 0.5), synthVerdicts)
+	d, _ := Compare([]*record.Run{base}, []*record.Run{head}, DiffOptions{Iterations: 200})
+	var short, all strings.Builder
+	d.Table(&short, false)
+	d.Table(&all, true)
+	if strings.Contains(short.String(), NoChange) || !strings.Contains(short.String(), Regression) ||
+		!strings.Contains(short.String(), "not shown (--all shows them)") {
+		t.Errorf("default table:\n%s", short.String())
+	}
+	if !strings.Contains(all.String(), NoChange) || strings.Contains(all.String(), "not shown") {
+		t.Errorf("--all table:\n%s", all.String())
 	}
 }

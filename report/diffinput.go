@@ -62,7 +62,7 @@ func readRuns(ctx context.Context, paths []string, check func(*record.Run) error
 func runFiles(p string) ([]string, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return nil, err // "stat P: no such file or directory"
 	}
 	if !fi.IsDir() {
 		return []string{p}, nil
@@ -78,10 +78,10 @@ func runFiles(p string) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return nil, err
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("report: %s: no run.json below this folder", p)
+		return nil, fmt.Errorf("%s: no run.json below this folder", p)
 	}
 	sort.Strings(files)
 	return files, nil

@@ -13,15 +13,21 @@ import (
 	"text/tabwriter"
 )
 
-// Table writes the comparison for a terminal: regressions first.
-func (d *Diff) Table(w io.Writer) {
+// Table writes the comparison for a terminal: what changed significantly
+// (regressions first), then, with all, the figures that did not change
+// or could not be compared; without all a line counts those.
+func (d *Diff) Table(w io.Writer, all bool) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "VERDICT\tSCENARIO\tFIGURE\tWINDOW\tBASE\tHEAD\tCHANGE\tMEDIAN CHANGE [INTERVAL]\n")
-	for _, c := range d.ordered() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Verdict, c.Scenario, c.Name, c.Window,
-			num(c.Base, c.Unit), num(c.Head, c.Unit), pct(float64(c.Rel)), c.interval())
+	fmt.Fprintf(tw, "VERDICT\tSCENARIO\tFIGURE\tWINDOW\tBASE\tHEAD\tCHANGE\n")
+	shown := d.shown(all)
+	for _, c := range shown {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.Verdict, c.Scenario, c.Name, c.Window,
+			num(c.Base, c.Unit), num(c.Head, c.Unit), c.change())
 	}
 	tw.Flush()
+	if hidden := len(d.Changes) - len(shown); hidden > 0 {
+		fmt.Fprintf(w, "%d figure(s) unchanged or not compared are not shown (--all shows them)\n", hidden)
+	}
 	for _, p := range d.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
 	}
@@ -55,11 +61,25 @@ func (d *Diff) ordered() []Change {
 	return out
 }
 
-func (c Change) interval() string {
-	if c.Verdict == NotCompared {
-		return c.Why
+// shown are the changes a table shows: every one with all, else those
+// that changed significantly; in order.
+func (d *Diff) shown(all bool) []Change {
+	var out []Change
+	for _, c := range d.ordered() {
+		if all || c.Verdict == Regression || c.Verdict == Improvement || c.Verdict == WorseInfo {
+			out = append(out, c)
+		}
 	}
-	return fmt.Sprintf("%s [%s, %s]", signed(c.HeadMedian-c.BaseMedian, c.Unit), signed(c.Lo, c.Unit), signed(c.Hi, c.Unit))
+	return out
+}
+
+// change is the change in one column: relative, then the median's change
+// with its interval; why when the figure was not compared.
+func (c Change) change() string {
+	if c.Verdict == NotCompared {
+		return "- (" + c.Why + ")"
+	}
+	return fmt.Sprintf("%s: median %s [%s, %s]", pct(float64(c.Rel)), signed(c.HeadMedian-c.BaseMedian, c.Unit), signed(c.Lo, c.Unit), signed(c.Hi, c.Unit))
 }
 
 func signed(x float64, unit string) string {
@@ -92,17 +112,11 @@ func (d *Diff) Markdown() string {
 		icon = "⚠️"
 	}
 	fmt.Fprintf(&b, "### %s Against the baseline: %s\n\n", icon, d.Headline())
-	var shown []Change
-	for _, c := range d.ordered() {
-		if c.Verdict == Regression || c.Verdict == Improvement || c.Verdict == WorseInfo {
-			shown = append(shown, c)
-		}
-	}
-	if len(shown) > 0 {
-		b.WriteString("| verdict | scenario | figure | window | base | head | change | median change [interval] |\n|---|---|---|---|---|---|---|---|\n")
+	if shown := d.shown(false); len(shown) > 0 {
+		b.WriteString("| verdict | scenario | figure | window | base | head | change |\n|---|---|---|---|---|---|---|\n")
 		for _, c := range shown {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.Verdict, c.Scenario, c.Name, c.Window,
-				num(c.Base, c.Unit), num(c.Head, c.Unit), pct(float64(c.Rel)), c.interval())
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", c.Verdict, c.Scenario, c.Name, c.Window,
+				num(c.Base, c.Unit), num(c.Head, c.Unit), c.change())
 		}
 		b.WriteString("\n")
 	}

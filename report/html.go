@@ -28,9 +28,11 @@ var reportTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <table id="verdicts"><thead><tr><th>result</th><th>assertion</th><th>check</th><th>observed</th><th>bound</th><th>window</th><th>samples</th></tr></thead><tbody>
 {{range .Verdicts}}<tr><td class="{{if .Pass}}pass{{else}}fail{{end}}">{{.Result}}</td><td>{{.Assertion}}</td><td><code>{{.Check}}</code></td><td>{{.Observed}}</td><td>{{.Bound}}</td><td>{{.Window}}</td><td>{{.Samples}}</td></tr>
 {{if .Error}}<tr><td></td><td colspan="6">{{.Error}}</td></tr>
+{{end}}{{if .Understated}}<tr><td></td><td colspan="6" class="understated">understated (≥): {{.Understated}}</td></tr>
 {{end}}{{end}}</tbody></table>
 {{if .Run.Aborted}}<p class="fail" id="aborted">Aborted: {{.Run.Aborted}}</p>{{end}}
 {{if .Run.Problems}}<h2>Problems</h2><ul>{{range .Run.Problems}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Effects}}<h2>Fault effects</h2><ul id="effects">{{range .Effects}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Faults}}<h2>Fault timeline</h2>
 <table id="faults"><thead><tr><th>fault</th><th>kind</th><th>target</th><th>action</th><th>scheduled</th><th>actual</th><th>detail</th></tr></thead><tbody>
 {{range .Faults}}<tr><td>{{.Fault}}</td><td>{{.Kind}}</td><td>{{.Target}}</td><td>{{.Action}}</td><td>{{.Scheduled}}</td><td>{{.Actual}}</td><td>{{.Detail}}</td></tr>
@@ -80,10 +82,14 @@ func HTML(r *record.Run) ([]byte, error) {
 		Verdicts                  []htmlVerdict
 		Faults                    []htmlFault
 		Plots                     []htmlPlot
+		Effects                   []string
 	}{Run: r, Style: template.CSS(htmlStyle), Pass: Passed(r), Headline: Headline(r), Load: timeOf(r.Timings.Load),
 		Overrides: strings.Join(r.Overrides, " ")}
 	for _, v := range r.Verdicts {
 		data.Verdicts = append(data.Verdicts, htmlVerdict{v, result(v), observed(v), bound(v)})
+	}
+	for _, e := range r.FaultEffects {
+		data.Effects = append(data.Effects, effect(e))
 	}
 	for _, f := range r.Faults {
 		data.Faults = append(data.Faults, htmlFault{f, "+" + r.Offset(f.Scheduled).Round(1e6).String(), "+" + r.Offset(f.Actual).Round(1e6).String()})

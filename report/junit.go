@@ -84,6 +84,9 @@ func JUnit(runs []*record.Run) ([]byte, error) {
 			c := junitCase{Name: v.Assertion + ": " + v.Check, Classname: r.Scenario + "." + v.Assertion,
 				Time: secs(v.To - v.From), SystemOut: evidence(v)}
 			switch {
+			case v.NotApplicable != "":
+				c.Skipped = &junitProblem{Type: "not applicable", Message: v.NotApplicable}
+				s.Skipped++
 			case v.Error != "":
 				c.Error = &junitProblem{Type: "not evaluated", Message: v.Error, Text: evidence(v)}
 				s.Errors++

@@ -7,6 +7,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,17 @@ func Passed(r *record.Run) bool {
 		}
 	}
 	return true
+}
+
+// Failed names the assertions whose verdicts in r fail, in order.
+func Failed(r *record.Run) []string {
+	var failed []string
+	for _, v := range r.Verdicts {
+		if !v.Pass {
+			failed = append(failed, v.Assertion)
+		}
+	}
+	return failed
 }
 
 // writeFile writes atomically: a reader never sees half a report.
@@ -55,6 +67,9 @@ func Table(w io.Writer, r *record.Run) {
 		if v.Error != "" {
 			fmt.Fprintf(w, "  %s: %s\n", v.Assertion, v.Error)
 		}
+		if v.Understated != "" {
+			fmt.Fprintf(w, "  %s: understated (≥): %s\n", v.Assertion, v.Understated)
+		}
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
@@ -62,10 +77,24 @@ func Table(w io.Writer, r *record.Run) {
 	for _, na := range r.NotApplied {
 		fmt.Fprintf(w, "not applied: %s\n", notApplied(na))
 	}
+	for _, e := range r.FaultEffects {
+		fmt.Fprintf(w, "fault effect: %s\n", effect(e))
+	}
 	if r.Aborted != "" {
 		fmt.Fprintf(w, "aborted: %s\n", r.Aborted)
 	}
 	fmt.Fprintf(w, "%s: %s\n", r.Scenario, Headline(r))
+}
+
+// effect says what a fault moved, in one line.
+func effect(e record.FaultEffect) string {
+	switch {
+	case e.Unjudged != "":
+		return fmt.Sprintf("%s not judged: %s", e.Fault, e.Unjudged)
+	case len(e.Moved) == 0:
+		return fmt.Sprintf("%s moved none of %d observed series beyond run-to-run noise", e.Fault, e.Compared)
+	}
+	return fmt.Sprintf("%s moved %s (of %d series)", e.Fault, strings.Join(e.Moved, ", "), e.Compared)
 }
 
 // notApplied says which fault was not applied, where and why.
@@ -75,10 +104,13 @@ func notApplied(na record.NotApplied) string {
 
 // Headline is the one-word verdict with counts.
 func Headline(r *record.Run) string {
-	failed := 0
+	failed, na := 0, 0
 	for _, v := range r.Verdicts {
 		if !v.Pass {
 			failed++
+		}
+		if v.NotApplicable != "" {
+			na++
 		}
 	}
 	switch {
@@ -90,12 +122,17 @@ func Headline(r *record.Run) string {
 		return "NO CHECKS (a scenario without assertions proves nothing)"
 	case failed > 0:
 		return fmt.Sprintf("BREACH (%d of %d checks failed)", failed, len(r.Verdicts))
+	case na > 0:
+		return fmt.Sprintf("PASS (%d checks, %d of them n/a)", len(r.Verdicts), na)
 	default:
 		return fmt.Sprintf("PASS (%d checks)", len(r.Verdicts))
 	}
 }
 
 func result(v record.Verdict) string {
+	if v.NotApplicable != "" {
+		return "n/a"
+	}
 	if v.Pass {
 		return "pass"
 	}
@@ -103,17 +140,29 @@ func result(v record.Verdict) string {
 }
 
 func observed(v record.Verdict) string {
-	if v.Error != "" && v.Samples == 0 {
+	if v.NotApplicable != "" || v.Error != "" && v.Samples == 0 {
 		return "-"
+	}
+	if v.Understated != "" {
+		return "≥" + num(v.Observed, v.Unit) // a floor: see Understated
 	}
 	return num(v.Observed, v.Unit)
 }
 
-func bound(v record.Verdict) string { return num(v.Bound, v.Unit) }
+func bound(v record.Verdict) string {
+	if v.NotApplicable != "" {
+		return "-"
+	}
+	return num(v.Bound, v.Unit)
+}
 
 func num(x float64, unit string) string {
 	s := fmt.Sprintf("%.4g", x)
-	if strings.Contains(s, "e") {
+	switch {
+	case !strings.Contains(s, "e"):
+	case x == math.Trunc(x) && math.Abs(x) < 1e15:
+		s = fmt.Sprintf("%.0f", x) // 20000ms, not 20000.00ms
+	default:
 		s = fmt.Sprintf("%.2f", x)
 	}
 	return s + unit
@@ -136,6 +185,9 @@ func Markdown(r *record.Run) string {
 		if v.Error != "" {
 			fmt.Fprintf(&b, "\n- **%s**: %s", v.Assertion, v.Error)
 		}
+		if v.Understated != "" {
+			fmt.Fprintf(&b, "\n- **%s** understated (≥): %s", v.Assertion, v.Understated)
+		}
 	}
 	if r.Aborted != "" {
 		fmt.Fprintf(&b, "\n\n**Aborted**: %s\n", r.Aborted)
@@ -144,6 +196,12 @@ func Markdown(r *record.Run) string {
 		b.WriteString("\n\n**Problems**\n\n")
 		for _, p := range r.Problems {
 			fmt.Fprintf(&b, "- %s\n", strings.ReplaceAll(p, "\n", " "))
+		}
+	}
+	if len(r.FaultEffects) > 0 {
+		b.WriteString("\n\n**Fault effects** (medians of 2-second blocks, during against before)\n\n")
+		for _, e := range r.FaultEffects {
+			fmt.Fprintf(&b, "- %s\n", effect(e))
 		}
 	}
 	b.WriteString(keyFiguresMarkdown(r))

@@ -89,7 +89,7 @@ func TestMarkdownGolden(t *testing.T) {
 	}
 	golden(t, "summary.md", []byte(Summary([]*record.Run{head, breachRun(t)}, d)))
 	var tab bytes.Buffer
-	d.Table(&tab)
+	d.Table(&tab, true)
 	golden(t, "diff.txt", tab.Bytes())
 }
 
@@ -266,4 +266,110 @@ func shadedPixels(t *testing.T, chromium string, r *record.Run) int {
 		}
 	}
 	return shaded
+}
+
+// TestNotApplicableInEveryReport: a check with nothing to judge is n/a in
+// every report, passes, and is counted in the headline.
+func TestNotApplicableInEveryReport(t *testing.T) {
+	r := &record.Run{Scenario: "day", Verdicts: []record.Verdict{
+		{Assertion: "fast", Check: "p(99) < 1s", Window: "whole", Pass: true, Samples: 10, Observed: 5, Bound: 1000, Unit: "ms"},
+		{Assertion: "cash-fails-fast", Check: "p(99) < 100ms", Window: "during slow-vault (no fault injected)", Pass: true,
+			NotApplicable: "its window is during slow-vault, and no fault was injected"}}}
+	if h := Headline(r); h != "PASS (2 checks, 1 of them n/a)" || !Passed(r) {
+		t.Errorf("headline %q, passed %v", h, Passed(r))
+	}
+	dir := t.TempDir()
+	if err := WriteAll(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{
+		"summary.md":  "| n/a | cash-fails-fast |",
+		"report.html": "<td class=\"pass\">n/a</td><td>cash-fails-fast</td>",
+		"junit.xml":   `<skipped message="its window is during slow-vault, and no fault was injected" type="not applicable">`,
+		"run.json":    `"not_applicable":"its window is during slow-vault, and no fault was injected"`,
+	} {
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %s:\n%s", file, want, b)
+		}
+	}
+}
+
+func TestNum(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		unit string
+		want string
+	}{
+		{4654, "ms", "4654ms"},
+		{20000, "ms", "20000ms"},
+		{123456.5, "ms", "123456.50ms"},
+		{0.01, "", "0.01"},
+		{0.001664, "", "0.001664"},
+	} {
+		if got := num(tc.x, tc.unit); got != tc.want {
+			t.Errorf("num(%g, %q) = %q, want %q", tc.x, tc.unit, got, tc.want)
+		}
+	}
+}
+
+// TestUnderstatedInEveryReport: a latency a closed-model load understated
+// is a floor in every report: its figure reads ≥ and the reason is there.
+func TestUnderstatedInEveryReport(t *testing.T) {
+	const why = "coordinated omission: the load sent 1.5 requests/s during slow-origin against 5730/s before it"
+	r := &record.Run{Scenario: "closed", Verdicts: []record.Verdict{
+		{Assertion: "fast", Check: "p(95) < 200", Window: "all", Pass: true, Samples: 10, Observed: 0.18, Bound: 200, Unit: "ms", Understated: why}}}
+	var table strings.Builder
+	Table(&table, r)
+	dir := t.TempDir()
+	if err := WriteAll(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{"table": table.String()}
+	for _, f := range []string{"summary.md", "report.html", "run.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[f] = string(b)
+	}
+	for file, want := range map[string][]string{
+		"table":       {"≥0.18ms", "fast: understated (≥): " + why},
+		"summary.md":  {"| ≥0.18ms |", "**fast** understated (≥): " + why},
+		"report.html": {"<td>≥0.18ms</td>", "understated (≥): " + why},
+		"run.json":    {`"understated":"` + why + `"`},
+	} {
+		for _, w := range want {
+			if !strings.Contains(got[file], w) {
+				t.Errorf("%s lacks %s:\n%s", file, w, got[file])
+			}
+		}
+	}
+}
+
+// TestFaultEffectsInEveryReport: what each fault moved, or that it moved
+// nothing, is in the table, the Markdown and the HTML.
+func TestFaultEffectsInEveryReport(t *testing.T) {
+	r := &record.Run{Scenario: "effects", FaultEffects: []record.FaultEffect{
+		{Fault: "slow-vault", Compared: 12, Moved: []string{"http_req_duration{api:TransactCash} 1.2→2004"}},
+		{Fault: "slow-spare", Compared: 12},
+		{Fault: "blip", Unjudged: "too short to tell noise: 20s before the first fault and 3s during it (need 6s each)"}}}
+	want := []string{"slow-vault moved http_req_duration{api:TransactCash} 1.2→2004 (of 12 series)",
+		"slow-spare moved none of 12 observed series beyond run-to-run noise", "blip not judged: too short to tell noise"}
+	var table strings.Builder
+	Table(&table, r)
+	page, err := HTML(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"table": table.String(), "summary.md": Markdown(r), "report.html": string(page)} {
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s lacks %q", name, w)
+			}
+		}
+	}
 }

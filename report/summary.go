@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,18 +22,18 @@ type KeyFigure struct {
 
 // KeyFigures returns, per API, its request rate, p50 and p99 latency and
 // failure rate before, during and after every fault (or over the whole run
-// when it had no faults).
+// when it had no faults). It reads r's windows once for the APIs, then
+// once for every figuresPerPass figures, holding an accumulator a figure,
+// not one a second.
 func KeyFigures(r *record.Run) ([]KeyFigure, error) {
-	var (
-		out  []KeyFigure
-		p50  = stat{Agg: record.Agg{Func: record.AggMed}}
-		p99  = stat{Agg: record.Agg{Func: record.AggP, P: 99}}
-		rate = stat{Agg: record.Agg{Func: record.AggRate}}
-	)
 	names, err := apis(r)
 	if err != nil {
 		return nil, err
 	}
+	var (
+		out  []KeyFigure
+		accs []figureAcc
+	)
 	for _, api := range names {
 		dur, err := assertions.ParseMetric("http_req_duration{api:" + quoteTag(api) + "}")
 		if err != nil {
@@ -47,26 +48,87 @@ func KeyFigures(r *record.Run) ([]KeyFigure, error) {
 			if !ok {
 				continue
 			}
-			dc, err := cellsIn(r, dur, from, to, p50)
-			if err != nil {
-				return nil, err
+			rng := assertions.Range{From: r.Start.Add(from), To: r.Start.Add(to)}
+			out = append(out, KeyFigure{API: api, Phase: desc})
+			accs = append(accs, figureAcc{rng: rng, dur: dur, failed: failed, durAcc: record.Acc{Quantiles: true}})
+		}
+	}
+	for lo := 0; lo < len(accs); lo += figuresPerPass {
+		batch := accs[lo:min(lo+figuresPerPass, len(accs))]
+		err := r.EachWindow(func(w record.Window) error {
+			for i := range batch {
+				if err := batch[i].add(w); err != nil {
+					return err
+				}
 			}
-			fc, err := cellsIn(r, failed, from, to, rate)
-			if err != nil {
-				return nil, err
-			}
-			k := KeyFigure{API: api, Phase: desc}
-			k.P50, _ = aggregate(dc, p50)
-			k.P99, _ = aggregate(dc, p99)
-			k.Rate, _ = aggregate(dc, rate)
-			k.Failed, _ = aggregate(fc, rate)
-			for i := range dc {
-				k.Requests += dc[i].Samples()
-			}
-			out = append(out, k)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		for i := range batch {
+			batch[i].fill(&out[lo+i])
+			batch[i] = figureAcc{} // its histogram sum goes
 		}
 	}
 	return out, nil
+}
+
+// figuresPerPass is how many key figures one reading of a run's windows
+// accumulates: a figure holds a histogram sum (about 200 KB once dense),
+// and each reading of windows from disk decodes them all.
+const figuresPerPass = 32
+
+// figureAcc accumulates one key figure over the seconds wholly inside
+// rng: what cellsIn's cells, aggregated, would give.
+type figureAcc struct {
+	rng             assertions.Range
+	dur, failed     assertions.Metric
+	durAcc, failAcc record.Acc
+	secs            int
+}
+
+// add adds w's series when w lies inside the figure's range.
+func (f *figureAcc) add(w record.Window) error {
+	if !f.rng.Contains(w.Start) {
+		return nil
+	}
+	f.secs++
+	for _, s := range w.Series {
+		if err := addMatching(&f.durAcc, f.dur, w, s); err != nil {
+			return err
+		}
+		if err := addMatching(&f.failAcc, f.failed, w, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addMatching adds s, of w, to acc when m matches it; its errors are
+// cellsIn's.
+func addMatching(acc *record.Acc, m assertions.Metric, w record.Window, s record.Series) error {
+	if !m.Matches(s) {
+		return nil
+	}
+	err := acc.Add(s)
+	if mixed := (*record.MixedKindsError)(nil); errors.As(err, &mixed) {
+		return fmt.Errorf("%s matches %w", m, err)
+	}
+	if err != nil {
+		return fmt.Errorf("%s at %s: %w", m, w.Start.Format("15:04:05"), err)
+	}
+	return nil
+}
+
+// fill sets k's figures.
+func (f *figureAcc) fill(k *KeyFigure) {
+	secs := float64(f.secs)
+	k.P50, _ = f.durAcc.Value(record.Agg{Func: record.AggMed}, secs)
+	k.P99, _ = f.durAcc.Value(record.Agg{Func: record.AggP, P: 99}, secs)
+	k.Rate, _ = f.durAcc.Value(record.Agg{Func: record.AggRate}, secs)
+	k.Failed, _ = f.failAcc.Value(record.Agg{Func: record.AggRate}, secs)
+	k.Requests = f.durAcc.Samples()
 }
 
 // keyFiguresMarkdown is the key-figures table of a run's summary.

@@ -17,8 +17,8 @@ func TestWriteAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range allFiles {
-		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
-			t.Errorf("%s: %v", f, err)
+		if fi, err := os.Stat(filepath.Join(dir, f.name)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f.name, err)
 		}
 	}
 	back, err := record.ReadJSON(context.Background(), filepath.Join(dir, "run.json"))

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/clock"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/report"
@@ -130,7 +131,7 @@ func checkAborted(t *testing.T, rec *record.Run, want bool) {
 	if report.Passed(rec) || !strings.HasPrefix(report.Headline(rec), "ABORTED") {
 		t.Errorf("an aborted run passes: %s", report.Headline(rec))
 	}
-	if _, early := runner.LoadEndedEarly(rec); early {
+	if _, early := assertions.LoadEndedEarly(rec); early {
 		t.Error("an aborted run is also judged as load that ended early")
 	}
 }
@@ -188,7 +189,7 @@ func TestLoadEndedEarly(t *testing.T) {
 	full := sixtySeconds(scenario.Check{Threshold: "p(99) < 100ms"})
 	full.Workload.Duration = scenario.Duration(3 * time.Second)
 	rec, _, _ = runFake(t, full, &loadtest.Load{Windows: latencies(t, 3, 99), RunFor: time.Millisecond})
-	if _, early := runner.LoadEndedEarly(rec); early || len(rec.Verdicts) != 1 || !report.Passed(rec) {
+	if _, early := assertions.LoadEndedEarly(rec); early || len(rec.Verdicts) != 1 || !report.Passed(rec) {
 		t.Errorf("a load that ran its time: verdicts %+v", rec.Verdicts)
 	}
 }

@@ -8,9 +8,8 @@ import (
 	"net"
 	"net/url"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/internal/workdir"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
@@ -20,20 +19,11 @@ type ResultsFlags struct {
 	Listen, Token, Cert, Key string
 }
 
-// Register adds the results flags to fl; token is --results-token's
-// default (the environment's CHAOSRUN_RESULTS_TOKEN).
-func (f *ResultsFlags) Register(fl *pflag.FlagSet, token string) {
-	fl.StringVar(&f.Listen, "results-listen", "", "receive the results stream on HOST:PORT, e.g. 0.0.0.0:7000 for load processes elsewhere (default 127.0.0.1, a free port; shard k of N gets PORT+k-1)")
-	fl.StringVar(&f.Token, "results-token", token, "the token a results stream must show in its hello (default: one made for each run, on loopback too; printed when the listen address is not loopback, for load processes elsewhere; env CHAOSRUN_RESULTS_TOKEN)")
-	fl.StringVar(&f.Cert, "results-tls-cert", "", "PEM certificate: the results stream speaks TLS (with --results-tls-key)")
-	fl.StringVar(&f.Key, "results-tls-key", "", "PEM private key of --results-tls-cert")
-}
-
 // Settings checks the flags (paths resolve against wd) and builds the
 // runner's results settings; errors are usage errors. A generated token,
 // the listen addresses and refused streams are said on stderr.
-func (f *ResultsFlags) Settings(ctx context.Context, wd workdir.FS, stderr io.Writer) (Results, error) {
-	var res Results
+func (f *ResultsFlags) Settings(ctx context.Context, wd workdir.FS, stderr io.Writer) (engine.Results, error) {
+	var res engine.Results
 	if f.Listen != "" {
 		if _, _, err := net.SplitHostPort(f.Listen); err != nil {
 			return res, fmt.Errorf("--results-listen %q is not HOST:PORT: %w", f.Listen, err)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/url"
 	"sort"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/testbed"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 )
 
 // Options configures one run.
@@ -28,7 +30,7 @@ type Options struct {
 	Scenario *scenario.Scenario
 	Testbed  testbed.Testbed
 	// Load makes the run's load once the testbed is up (K6, or a fake).
-	Load NewLoad
+	Load engine.NewLoad
 	// OutDir receives the load's and the services' logs.
 	OutDir string
 	// Timeout bounds the whole run; 0 derives it from the scenario.
@@ -94,7 +96,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	prog.setStart(rec.Start)
 	live.SetParts(s.LoadPartCount())
 
-	evs := &eventLog{active: active}
+	evs := &eventLog{active: active, log: s.log}
 	schedCtx, stopSched := context.WithCancel(context.Background())
 	schedDone := make(chan error, 1)
 	go func() {
@@ -108,7 +110,7 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 	s.Await(watch.fired) //nolint:errcheck // recorded by the session
 	s.End()
 	if v, ok := watch.end(); ok {
-		rec.Aborted = abortReason(v)
+		rec.Aborted = assertions.AbortReason(v)
 	}
 	stopSched()
 	if serr := <-schedDone; serr != nil && !errors.Is(serr, context.Canceled) {
@@ -123,20 +125,20 @@ func Run(ctx context.Context, o Options) (rec *record.Run, err error) {
 }
 
 // judge fills the record's fault timeline, the faults never applied and
-// the verdicts (Verdicts).
+// the verdicts (assertions.Judge).
 func judge(s *Session, sc *scenario.Scenario, events []record.FaultEvent) {
 	rec := s.Record()
-	scripted, serr := ScriptFaultEvents(rec)
+	scripted, serr := record.ScriptFaultEvents(rec)
 	if serr != nil {
 		s.Fail(fmt.Errorf("reading the run's windows: %w", serr))
 	}
-	rec.Faults = mergeFaultEvents(events, scripted)
+	rec.Faults = record.MergeFaultEvents(events, scripted)
 	for _, ev := range rec.Faults {
 		if ev.Action == record.Failed {
 			s.Fail(fmt.Errorf("fault %s could not be %s: %s", ev.Fault, "applied", ev.Error))
 		}
 	}
-	for _, n := range Verdicts(sc, rec, s.ScriptChecks()) {
+	for _, n := range assertions.Judge(sc, rec, s.ScriptChecks()) {
 		s.Note(n)
 	}
 }
@@ -146,6 +148,7 @@ type eventLog struct {
 	mu     sync.Mutex
 	events []record.FaultEvent
 	active *activeSet
+	log    *slog.Logger
 }
 
 func (l *eventLog) add(ev record.FaultEvent) {
@@ -153,6 +156,11 @@ func (l *eventLog) add(ev record.FaultEvent) {
 	l.events = append(l.events, ev)
 	l.mu.Unlock()
 	l.active.note(ev)
+	if ev.Error != "" {
+		l.log.Warn("fault "+string(ev.Action), "fault", ev.Fault, "detail", ev.Detail, "error", ev.Error)
+	} else {
+		l.log.Info("fault "+string(ev.Action), "fault", ev.Fault, "detail", ev.Detail)
+	}
 }
 
 // list is a copy of the events so far.

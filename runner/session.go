@@ -4,16 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"time"
 
+	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/faults"
 	"github.com/chaosrun/chaosrun/guard"
+	"github.com/chaosrun/chaosrun/internal/logs"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/testbed"
 	"github.com/chaosrun/chaosrun/workloads"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 )
 
 // Waits bound a session's steps that wait on other processes.
@@ -51,7 +55,7 @@ type SessionOptions struct {
 	Scenario *scenario.Scenario
 	Testbed  testbed.Testbed
 	// Load makes the workload once the testbed is up.
-	Load NewLoad
+	Load engine.NewLoad
 	// Duration is how long load runs (the scenario's, or a game day's
 	// bound).
 	Duration time.Duration
@@ -97,7 +101,7 @@ type Session struct {
 
 	topo   *testbed.Topology
 	faults *faults.ScenarioEnv
-	load   Load
+	load   engine.Load
 	scr    *Scraper
 	// scriptChecks are the load's own checks (ScriptChecks).
 	scriptChecks []scenario.Assertion
@@ -107,6 +111,8 @@ type Session struct {
 	loadEnded  bool
 	ended      bool
 	closed     bool
+	// log takes the session's diagnostics (see internal/logs).
+	log *slog.Logger
 }
 
 // NewSession makes a session and its record skeleton; nothing starts yet.
@@ -126,7 +132,7 @@ func NewSession(o SessionOptions) *Session {
 	rec := &record.Run{SchemaVersion: record.SchemaVersion, Scenario: sc.Name, File: sc.File, Seed: seed,
 		Testbed: o.Testbed.Name(), Versions: o.Versions, Overrides: o.Overrides, Planned: record.Duration(o.Duration)}
 	rec.Timings.Build = record.Duration(o.BuildTime)
-	return &Session{o: o, rec: rec}
+	return &Session{o: o, rec: rec, log: logs.From(context.Background())}
 }
 
 // Record is the session's run record.
@@ -142,7 +148,7 @@ func (s *Session) ScriptChecks() []scenario.Assertion { return s.scriptChecks }
 // LoadPartCount is how many processes send the load's windows; 0 before
 // Start or when the load does not say (PartCounter).
 func (s *Session) LoadPartCount() int {
-	if pc, ok := s.load.(PartCounter); ok {
+	if pc, ok := s.load.(engine.PartCounter); ok {
 		return pc.PartCount()
 	}
 	return 0
@@ -165,18 +171,24 @@ func (s *Session) Fail(err error) {
 	}
 	s.rec.Incomplete = true
 	s.rec.Problems = append(s.rec.Problems, err.Error())
+	s.log.Info("run incomplete", "problem", err)
 	if s.err == nil {
 		s.err = err
 	}
 }
 
 // Note adds a problem to the record without marking it incomplete.
-func (s *Session) Note(problem string) { s.rec.Problems = append(s.rec.Problems, problem) }
+func (s *Session) Note(problem string) {
+	s.rec.Problems = append(s.rec.Problems, problem)
+	s.log.Info("run problem", "problem", problem)
+}
 
 // Start stands the testbed up, starts the load and waits until it runs,
 // then starts the scraper. On failure the record holds why; call Close.
 func (s *Session) Start(ctx context.Context) error {
 	s.ctx, s.cancel = context.WithTimeoutCause(ctx, s.o.Limit, fmt.Errorf("run exceeded its wall-clock limit of %s", s.o.Limit))
+	s.log = logs.From(ctx).With("scenario", s.rec.Scenario)
+	s.log.Info("testbed starting", "testbed", s.rec.Testbed, "limit", s.o.Limit)
 	t0 := time.Now()
 	topo, err := s.o.Testbed.Up(s.ctx, s.o.Scenario)
 	s.rec.Timings.Startup = record.Duration(time.Since(t0))
@@ -186,20 +198,23 @@ func (s *Session) Start(ctx context.Context) error {
 	}
 	s.topo = topo
 	s.rec.Topology = TopologyRecord(topo)
+	s.log.Info("testbed up", "instances", len(topo.Instances), "took", time.Since(t0).Round(time.Millisecond))
 	s.faults = &faults.ScenarioEnv{Scenario: s.o.Scenario, API: faults.NewToxiproxyAPI(topo.ToxiproxyURL)}
 	if h, ok := s.o.Testbed.(testbed.HostControl); ok {
 		s.faults.HostsAPI = h.Hosts()
 	}
 	s.scr = NewScraper(s.o.OnScrape)
-	s.scr.Once(s.ctx, topo.Instances) // counters' baseline, before load
+	metrics := scraped(s.o.Scenario, topo.Instances)
+	s.scr.Once(s.ctx, metrics) // counters' baseline, before load
 	if err := s.startLoad(); err != nil {
 		s.Fail(err)
 		return s.err
 	}
 	s.rec.Start = s.load.StartTime()
+	s.log.Info("load started", "parts", s.LoadPartCount(), "duration", s.o.Duration)
 	scrapeCtx, stop := context.WithCancel(context.Background())
 	s.stopScrape = stop
-	s.bg.Go(func() { s.scr.Run(scrapeCtx, topo.Instances, s.o.ScrapeEvery) })
+	s.bg.Go(func() { s.scr.Run(scrapeCtx, metrics, s.o.ScrapeEvery) })
 	return nil
 }
 
@@ -212,15 +227,15 @@ func (s *Session) startLoad() error {
 	for _, in := range s.topo.Instances {
 		allowed.Add(in.Address)
 	}
-	ld, err := s.o.Load(LoadSpec{Scenario: s.o.Scenario, Instances: s.topo.Instances, Seed: s.rec.Seed,
+	ld, err := s.o.Load(engine.LoadSpec{Scenario: s.o.Scenario, Addresses: s.topo.Addresses(), Seed: s.rec.Seed,
 		Duration: s.o.Duration, Allowed: allowed, OutDir: s.o.OutDir, Keep: s.o.Keep})
 	if err != nil {
 		return err
 	}
 	s.load = ld
-	if sc, ok := ld.(ScriptChecks); ok {
+	if sc, ok := ld.(engine.ScriptChecks); ok {
 		s.scriptChecks = sc.ScriptChecks()
-		s.rec.ScriptChecks = RecordChecks(s.scriptChecks)
+		s.rec.ScriptChecks = assertions.RecordChecks(s.scriptChecks)
 		if s.o.OnScriptChecks != nil {
 			s.o.OnScriptChecks(s.scriptChecks)
 		}
@@ -301,6 +316,7 @@ func (s *Session) End() {
 	}
 	s.rec.End = time.Now()
 	s.loadEnded = true
+	s.log.Info("load ended", "ran", s.rec.End.Sub(s.rec.Start).Round(time.Millisecond))
 }
 
 // Finish ends load if it still runs, stops the scraper, and fills the
@@ -315,7 +331,7 @@ func (s *Session) Finish() {
 		s.stopScrape()
 	}
 	s.bg.Wait()
-	if pr, ok := s.load.(PartsReporter); ok {
+	if pr, ok := s.load.(engine.PartsReporter); ok {
 		s.rec.LoadParts = pr.Parts()
 	}
 	src, notes, err := s.load.Collect(s.o.Waits.Collect)
@@ -336,11 +352,12 @@ func (s *Session) Finish() {
 
 // noteScrapeFailures puts the failed /metrics reads in the record's
 // problems: assertions over scrapes saw fewer readings. A service of the
-// user's own that never served /metrics need not: it is left out.
+// user's own that declares no metrics: and never served /metrics (read
+// for a scrape: assertion naming no service) is left out.
 func (s *Session) noteScrapeFailures() {
 	own := map[string]bool{}
 	for _, in := range s.topo.Instances {
-		if svc := s.o.Scenario.Services[in.Service]; svc != nil && svc.Own() {
+		if svc := s.o.Scenario.Services[in.Service]; svc != nil && svc.Own() && svc.Metrics == nil {
 			own[in.Name] = true
 		}
 	}
@@ -374,6 +391,7 @@ func (s *Session) Close() {
 		s.Fail(fmt.Errorf("teardown: %w", err))
 	}
 	s.rec.Timings.Teardown = record.Duration(time.Since(t0))
+	s.log.Info("testbed down", "took", time.Since(t0).Round(time.Millisecond))
 	if s.cancel != nil {
 		s.cancel()
 	}

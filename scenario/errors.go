@@ -50,11 +50,18 @@ func (e *Error) Error() string {
 // Errors is every problem found in a scenario, sorted by position.
 type Errors []*Error
 
-// Error joins the problems, one a line.
+// MaxShownErrors is how many problems Errors.Error lists; the rest are
+// counted (a long list of one mistake repeated helps no one).
+const MaxShownErrors = 20
+
+// Error joins the problems, one a line, the first MaxShownErrors of them.
 func (es Errors) Error() string {
-	lines := make([]string, len(es))
-	for i, e := range es {
-		lines[i] = e.Error()
+	lines := make([]string, 0, min(len(es), MaxShownErrors)+1)
+	for _, e := range es[:min(len(es), MaxShownErrors)] {
+		lines = append(lines, e.Error())
+	}
+	if n := len(es) - MaxShownErrors; n > 0 {
+		lines = append(lines, fmt.Sprintf("… and %d more problem(s) like these: fix the ones above first", n))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -94,7 +94,7 @@ func (v *validator) ownService(p string, svc *Service) bool {
 		if strings.ContainsAny(svc.Image, " \t") {
 			v.errf(p+".image", "a local image reference, e.g. my-service:dev", "invalid image %q", svc.Image)
 		}
-		if v.ok(p+".port") && svc.Port == 0 {
+		if v.ok(p+".port") && svc.Port == 0 && !svc.ByName() {
 			v.missing(p+".port", "1 to 65535: the port the image's service listens on")
 		}
 	}

@@ -3,8 +3,11 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Named is a service and its name, as an importer (of a Compose file)
@@ -18,13 +21,13 @@ type Named struct {
 const refinable = "env, health, metrics, port"
 
 // composeAllowed is what compose: may name.
-const composeAllowed = "a Compose file inside the scenario's folder"
+const composeAllowed = "a Compose file, or a list of them, inside the scenario's folder"
 
 // importCompose brings in the services of the scenario's Compose file,
 // first in the file's order, each refined by the scenario's services:
 // entry of the same name; the scenario's other services follow.
 func importCompose(s *Scenario, opts Options) Errors {
-	if s.Compose == "" {
+	if len(s.Compose) == 0 {
 		return nil
 	}
 	at := s.meta.at("compose", s.File)
@@ -85,7 +88,7 @@ func (s *Scenario) refine(n Named) Errors {
 		if f.set {
 			at := s.meta.atKey(p+"."+f.key, s.File)
 			errs = append(errs, &Error{File: at.file, Line: at.line, Col: at.col, Field: p + "." + f.key,
-				Msg: fmt.Sprintf("%s comes from the Compose file %s: set %s there", n.Name, s.Compose, f.key), Allowed: refinable})
+				Msg: fmt.Sprintf("%s comes from the Compose file %s: set %s there", n.Name, s.Compose.String(), f.key), Allowed: refinable})
 		}
 	}
 	svc := n.Service
@@ -107,12 +110,40 @@ func (s *Scenario) refine(n Named) Errors {
 	return errs
 }
 
-// byNameChecks checks what a service from a Compose file cannot do.
+// byNameChecks checks what a service from another file needs: an image
+// to run (its importer names the one it builds when the file builds it).
 func (v *validator) byNameChecks(p string, svc *Service) {
-	if svc.Replicas > 1 && v.ok(p+".replicas") {
-		v.errf(p+".replicas", "1", "a Compose service runs one replica")
-	}
 	if strings.TrimSpace(svc.Image) == "" && v.ok(p+".image") {
-		v.errf(p+".image", "a local image (nothing is pulled or built from the Compose file)", "the Compose service has no image:")
+		v.errf(p+".image", "an image, or a build the file describes", "the imported service has neither an image nor a build")
+	}
+}
+
+// Files is one file or several, written as a string or a list.
+type Files []string
+
+// String is the files joined by ", ".
+func (f Files) String() string { return strings.Join(f, ", ") }
+
+// MarshalYAML writes one file as a string, several as a list.
+func (f Files) MarshalYAML() (any, error) {
+	if len(f) == 1 {
+		return f[0], nil
+	}
+	return []string(f), nil
+}
+
+// decodeNode reads a string or a list of strings.
+func (f *Files) decodeNode(d *decoder, n *yaml.Node, path string) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		var one string
+		d.value(n, reflect.ValueOf(&one).Elem(), path, false)
+		if one != "" {
+			*f = Files{one}
+		}
+	case yaml.SequenceNode:
+		d.value(n, reflect.ValueOf((*[]string)(f)).Elem(), path, false)
+	default:
+		d.bad(n, path, composeAllowed, "want a file or a list of files, got %s", describe(n))
 	}
 }

@@ -29,14 +29,24 @@ type Options struct {
 	// Targets are the built-in target names allowed in run:; nil accepts
 	// any non-empty name.
 	Targets []string
+	// Emits checks that the scenario's workload can emit what a (well
+	// formed) assertion metric selects; nil checks nothing.
+	Emits func(s *Scenario, selector string) error
+	// TargetFlags lists a built-in target's flags, the keys its config:
+	// may take; nil (or a nil list) checks no key.
+	TargetFlags func(target string) []string
 	// HostKind reports whether a fault kind acts on a host (host:) rather
 	// than an edge (edge:); nil treats the kinds named host_* as host kinds.
 	HostKind func(kind string) bool
-	// Compose reads the services of the Compose file scenarioFile names
-	// (compose: name, which must lie inside the scenario's folder); nil
-	// refuses the key. Its errors, when they are Errors, keep their
-	// positions in that file; others are placed at compose:.
-	Compose func(scenarioFile, name string) ([]Named, error)
+	// FaultStage is the stage a fault kind declares it needs on its edge
+	// (StageHTTP for a kind that reads HTTP requests); nil puts every kind
+	// on StageTCP and lets any kind have a match.
+	FaultStage func(kind string) EdgeStage
+	// Compose reads the services of the Compose files scenarioFile names
+	// (compose:, merged in order; each must lie inside the scenario's
+	// folder); nil refuses the key. Its errors, when they are Errors, keep
+	// their positions in those files; others are placed at compose:.
+	Compose func(scenarioFile string, names []string) ([]Named, error)
 }
 
 // Load reads, decodes and validates a scenario file.

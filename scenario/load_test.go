@@ -19,6 +19,16 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // testOptions are hooks like the ones the CLI fills from the faults and
 // assertions packages, small enough to read.
 var testOptions = Options{
+	TargetFlags: func(target string) []string {
+		return map[string][]string{"bankservice": {"bulkheads", "vault-bulkhead", "vault-limit"},
+			"kvdispatcher": {"ratio-floor", "shard-breakers", "shard-retries"}}[target]
+	},
+	FaultStage: func(kind string) EdgeStage {
+		if kind == "http_error" {
+			return StageHTTP
+		}
+		return StageTCP
+	},
 	FaultKind: func(kind string, attrs map[string]float64) error {
 		known := map[string][]string{"latency": {"latency", "jitter"}, "bandwidth": {"rate"},
 			"host_pause": nil, "host_stop": nil, "host_kill": nil, "host_disconnect": nil,
@@ -99,7 +109,13 @@ func TestBadFiles(t *testing.T) {
 					t.Errorf("errors not sorted by position: %v before %v", errs[i-1], e)
 				}
 			}
-			golden(t, strings.TrimSuffix(file, ".yaml")+".err", []byte(err.Error()+"\n"))
+			// Every problem, not the first MaxShownErrors that Error
+			// shows: the golden pins each message.
+			var all strings.Builder
+			for _, e := range errs {
+				all.WriteString(e.Error() + "\n")
+			}
+			golden(t, strings.TrimSuffix(file, ".yaml")+".err", []byte(all.String()))
 		})
 	}
 }
@@ -166,7 +182,7 @@ func TestDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := kv.Services["dispatcher"].Config; got["partitions"] != "12" || got["breaker"] != "true" || got["ratio"] != "0.5" {
+	if got := kv.Services["dispatcher"].Config; got["shard-retries"] != "12" || got["shard-breakers"] != "true" || got["ratio-floor"] != "0.5" {
 		t.Errorf("scalars in config lost their text: %v", got)
 	}
 	if got := kv.Assertions[0].Window; got != "during slow-shard" {
@@ -249,5 +265,27 @@ func TestAliasBomb(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("took %v to refuse", d)
+	}
+}
+
+// TestReliabilityErrorsAreCapped: a file with thousands of one mistake
+// lists the first 20 and counts the rest.
+func TestReliabilityErrorsAreCapped(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("version: 1\nname: many\nservices:\n  api: {external: 127.0.0.1:8080}\nworkload:\n  script: x.js\n  duration: 10s\n  targets: [api]\nassertions:\n")
+	for i := range 3000 {
+		fmt.Fprintf(&b, "  - {name: dup, metric: http_reqs, checks: [\"count > %d\"]}\n", i)
+	}
+	_, err := Parse("many.yaml", []byte(b.String()), testOptions)
+	var errs Errors
+	if !errors.As(err, &errs) || len(errs) < 2999 {
+		t.Fatalf("want thousands of problems, got %v", err)
+	}
+	if MaxShownErrors != 20 {
+		t.Errorf("MaxShownErrors %d, want 20: the first 20 problems, with a count of the rest", MaxShownErrors)
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != MaxShownErrors+1 || !strings.Contains(lines[MaxShownErrors], fmt.Sprintf("and %d more problem(s)", len(errs)-MaxShownErrors)) {
+		t.Errorf("%d lines, last %q", len(lines), lines[len(lines)-1])
 	}
 }

@@ -22,14 +22,35 @@ type Match struct {
 	Header map[string]string `yaml:"header,omitempty" json:"header,omitempty"`
 }
 
-// httpKindPrefix starts the name of every fault kind that reads match.
-const httpKindPrefix = "http_"
+// EdgeStage is the stage a fault kind needs in front of its edge's service,
+// as the kind declares it when it registers.
+type EdgeStage string
 
-// HasHTTPFaults reports whether the fault schedule has HTTP fault kinds,
-// whose edges need the proxy server's HTTP stage.
-func (s *Scenario) HasHTTPFaults() bool {
+// The stages: Toxiproxy's toxics alone, or an L7 stage behind them.
+const (
+	// StageTCP is Toxiproxy's toxics on the connection.
+	StageTCP EdgeStage = "tcp"
+	// StageHTTP is the HTTP stage: the kind reads requests (and match).
+	StageHTTP EdgeStage = "http"
+)
+
+// stage is the stage kind declares (Options.FaultStage), StageTCP when
+// none is wired.
+func (v *validator) stage(kind string) EdgeStage {
+	if v.opts.FaultStage == nil || kind == "" {
+		return StageTCP
+	}
+	if st := v.opts.FaultStage(kind); st != "" {
+		return st
+	}
+	return StageTCP
+}
+
+// NeedsStage reports whether a fault of the schedule needs st on its edge
+// (Fault.Stage, as validation set it from the kind's declaration).
+func (s *Scenario) NeedsStage(st EdgeStage) bool {
 	for _, f := range s.Faults {
-		if strings.HasPrefix(f.Kind, httpKindPrefix) {
+		if f.Stage == st {
 			return true
 		}
 	}
@@ -44,7 +65,7 @@ func (v *validator) match(p string, f *Fault) {
 	if m == nil || !v.ok(p) {
 		return
 	}
-	if f.Kind != "" && !strings.HasPrefix(f.Kind, httpKindPrefix) {
+	if f.Kind != "" && v.opts.FaultStage != nil && f.Stage != StageHTTP {
 		v.errf(p, "http_error, http_latency", "fault kind %q does not read HTTP requests: match applies to HTTP fault kinds only", f.Kind)
 		return
 	}

@@ -19,12 +19,13 @@ type Scenario struct {
 	// AllowTargets lists addresses (host or host:port) outside the testbed
 	// that load may reach; everything else but loopback is refused.
 	AllowTargets []string `yaml:"allow_targets,omitempty" json:"allow_targets,omitempty"`
-	// Compose is a Compose file (relative to the scenario) whose services
-	// join the scenario's under their Compose names, each dependency edge
-	// through a Toxiproxy proxy that the dependency's name resolves to;
-	// services: entries of the same name refine them (env, health,
-	// metrics, port). They run on the Docker testbed.
-	Compose string `yaml:"compose,omitempty" json:"compose,omitempty"`
+	// Compose is a Compose file, or several merged in order (relative to
+	// the scenario), whose services join the scenario's under their
+	// Compose names, each dependency edge through a Toxiproxy proxy that
+	// the dependency's name resolves to; services: entries of the same name
+	// refine them (env, health, metrics, port). They run on the Docker
+	// testbed.
+	Compose Files `yaml:"compose,omitempty" json:"compose,omitempty"`
 	// Services by name, in file order (Order).
 	Services   map[string]*Service `yaml:"services" json:"services"`
 	Workload   Workload            `yaml:"workload" json:"workload"`
@@ -96,6 +97,9 @@ type Workload struct {
 	// Engine runs the load: native (the default) or k6 (the default when
 	// script is set).
 	Engine string `yaml:"engine,omitempty" json:"engine,omitempty" jsonschema:"enum=native,enum=k6"`
+	// Executors are the k6 executors the script's options name, found by
+	// a light scan when the scenario is loaded; none when it names none.
+	Executors []string `yaml:"-" json:"-"`
 	// Script is a k6 script in workloads/ (or a path relative to the
 	// scenario), for engine k6.
 	Script string `yaml:"script,omitempty" json:"script,omitempty"`
@@ -128,6 +132,9 @@ type Fault struct {
 	// Kind is a registered fault kind (latency, bandwidth, slow_close,
 	// timeout, reset_peer, limit_data, proxy_down).
 	Kind string `yaml:"kind" json:"kind"`
+	// Stage is the stage the kind declares it needs on its edge, set by
+	// validation (Options.FaultStage); not part of the file.
+	Stage EdgeStage `yaml:"-" json:"-"`
 	// Edge is "from->to" (every replica of to) or "from->to.N" (one replica).
 	Edge string `yaml:"edge,omitempty" json:"edge,omitempty"`
 	// Host names the instance(s) a host fault (host_stop, host_pause,
@@ -145,6 +152,10 @@ type Fault struct {
 	Attributes map[string]float64 `yaml:"attributes,omitempty" json:"attributes,omitempty"`
 	// Match selects the requests of an HTTP fault kind; nil is all of them.
 	Match *Match `yaml:"match,omitempty" json:"match,omitempty"`
+	// ExpectEffect makes a fault that moved no observed series beyond
+	// run-to-run noise a failing check, not a warning: the fault must
+	// bite (a wrong edge or a cached path would prove nothing).
+	ExpectEffect bool `yaml:"expect_effect,omitempty" json:"expect_effect,omitempty"`
 }
 
 // Assertion checks one metric over one window.

@@ -3,9 +3,12 @@ package scenario
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/chaosrun/chaosrun/internal/suggest"
 )
 
 // overrideForms lists what --set accepts, for errors.
@@ -196,8 +199,8 @@ func applyService(s *Scenario, parts []string, val string) (string, error) {
 		return setConfig(svc, p, strings.Join(parts[2:], "."), val), nil
 	case len(parts) >= 3 && parts[1] == "env":
 		k := strings.Join(parts[2:], ".")
-		if svc.Env == nil {
-			svc.Env = map[string]string{}
+		if _, ok := svc.Env[k]; !ok {
+			return "", unknownEnv(name, svc, k)
 		}
 		svc.Env[k] = val
 		return p + ".env." + k, nil
@@ -235,4 +238,22 @@ func parseNumber(val string) (float64, error) {
 		return 0, fmt.Errorf("want a number, got %q", val)
 	}
 	return x, nil
+}
+
+// unknownEnv refuses an env override of a variable the service's env:
+// does not set: it would override nothing the service was written with
+// (most often a typo), so it is added to the file, not on the command line.
+func unknownEnv(name string, svc *Service, k string) error {
+	names := make([]string, 0, len(svc.Env))
+	for n := range svc.Env {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	msg := fmt.Sprintf("%s sets no variable %q in its env:, so there is nothing to override", name, k)
+	if near := suggest.Nearest(k, names); near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	} else {
+		msg += "; to add one, write it in the service's env:"
+	}
+	return errAllowed(allowedList(names), "%s", msg)
 }

@@ -12,9 +12,9 @@ func TestApply(t *testing.T) {
 		sets  []string
 		check func(t *testing.T, s *Scenario)
 	}{
-		{"config", []string{"bank.bulkheads=off", "bank.config.vault-limit=2", "bank.new=a=b"}, func(t *testing.T, s *Scenario) {
+		{"config", []string{"bank.bulkheads=off", "bank.config.vault-limit=2", "bank.vault-bulkhead=a=b"}, func(t *testing.T, s *Scenario) {
 			c := s.Services["bank"].Config
-			if c["bulkheads"] != "off" || c["vault-limit"] != "2" || c["new"] != "a=b" {
+			if c["bulkheads"] != "off" || c["vault-limit"] != "2" || c["vault-bulkhead"] != "a=b" {
 				t.Errorf("config = %v", c)
 			}
 		}},
@@ -70,6 +70,8 @@ func TestApplyErrors(t *testing.T) {
 		want string
 	}{
 		{"bnak.bulkheads=off", `--set bnak.bulkheads=off: unknown service "bnak" (allowed: ledger, vault, bank, workload, faults, seed, timeout)`},
+		{"bank.env.CACHE_TIMOUT=0s", `--set bank.env.CACHE_TIMOUT=0s: bank sets no variable "CACHE_TIMOUT" in its env:, so there is nothing to override; did you mean "CACHE_TIMEOUT"? (allowed: CACHE_TIMEOUT, LEDGER, V)`},
+		{"vault.env.SLOW=1", `--set vault.env.SLOW=1: vault sets no variable "SLOW" in its env:, so there is nothing to override; to add one, write it in the service's env: (allowed: none)`},
 		{"bank.replicas=two", `--set bank.replicas=two: bank.replicas: want an integer, got "two"`},
 		{"workload.duration=30", `--set workload.duration=30: workload.duration: want a duration like 20s or 1m30s, got 30: a bare number has no unit (write 30s or 30ms)`},
 		{"workload.rate=3", `--set workload.rate=3: unknown workload key "workload.rate" (allowed: workload.duration, workload.script, workload.params.KEY, workload.engine, workload.connections, workload.streams.NAME.KEY)`},
@@ -110,7 +112,7 @@ func TestApplyThenValidate(t *testing.T) {
 		`--set bank.env.V={dep.vualt}: services.bank.env.V: template {dep.vualt}: the service does not depend on "vualt" (list it in depends_on) (allowed: {port}, {instance}, {dep.ledger}, {dep.vault}; {{ for a literal {)`,
 		`--set bank.replicas=20: services.bank.replicas: replicas 20 out of range (allowed: 1 to 16)`,
 		`--set faults.slow-vault.attributes.latnecy=1: faults[0].attributes: unknown attribute "latnecy" (allowed: latency, jitter)`,
-		`testdata/good/bank.yaml:22:15: faults[0].duration: fault "slow-vault" ends at 40s, after the load ends (workload.duration 30s)`,
+		`testdata/good/bank.yaml:23:15: faults[0].duration: fault "slow-vault" ends at 40s, after the load ends (workload.duration 30s); for a shorter run, shorten the fault too: --set faults.slow-vault.start=10s --set faults.slow-vault.duration=10s`,
 	}, "\n")
 	if err == nil || err.Error() != want {
 		t.Errorf("got\n%v\nwant\n%s", err, want)

@@ -45,6 +45,15 @@ func schemaFor(t reflect.Type) *jsonschema.Schema {
 			Description: "An HTTP path (default /healthz), tcp, or a command as a list (ready when it exits 0).",
 			Examples:    []any{"/healthz", "tcp", []string{"redis-cli", "-p", "{port}", "ping"}},
 		}
+	case t == reflect.TypeFor[Files]():
+		return &jsonschema.Schema{
+			AnyOf: []*jsonschema.Schema{
+				{Type: "string"},
+				{Type: "array", Items: &jsonschema.Schema{Type: "string"}, MinItems: ptr(uint64(1))},
+			},
+			Description: "A Compose file, or several merged in order as docker compose -f a -f b merges them.",
+			Examples:    []any{"compose.yaml", []string{"compose.yaml", "compose.chaos.yaml"}},
+		}
 	case t == reflect.TypeFor[Check]():
 		return checkSchema()
 	case t == durationType:

@@ -95,6 +95,23 @@ type Imported struct {
 	Line, Col int
 	// Entrypoint and Args replace the image's when not nil.
 	Entrypoint, Args []string
+	// Project is the whole project the file describes, as its importer
+	// loaded it (for a Compose file, compose-go's *types.Project, every
+	// key kept), shared by all its services. It is opaque here: the
+	// testbed that runs the service reads it; the service's name in it is
+	// the scenario's.
+	Project any
+	// After are services this one starts after without depending on them
+	// through an edge: jobs it waits for to finish (exit 0) first.
+	After []string
+	// Job: the service runs to completion (exit 0) before those that
+	// start after it, rather than for the whole run.
+	Job bool
+	// Ports are the TCP ports the service listens on in its container, as
+	// the file declares them (ports:, expose:), first the one the harness
+	// reaches; empty when the file declares none (the testbed then reads
+	// the image's EXPOSE).
+	Ports []int
 }
 
 // ByName reports whether the service reaches its dependencies under their

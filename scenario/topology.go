@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 )
 
@@ -58,15 +60,33 @@ func (s *Scenario) ProxiesFor(edge string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w (allowed: %s)", err, allowed)
 	}
-	if replica >= 0 {
-		return []string{s.proxyName(from, to, replica)}, nil
+	var out []string
+	for i := range max(s.Services[to].Replicas, 1) {
+		if replica < 0 || replica == i {
+			out = append(out, s.proxyName(from, to, i))
+		}
 	}
-	n := max(s.Services[to].Replicas, 1)
-	out := make([]string, n)
-	for i := range n {
-		out[i] = s.proxyName(from, to, i)
+	extra := s.Services[to].ExtraPorts()
+	for _, p := range slices.Clone(out) {
+		for _, port := range extra {
+			out = append(out, PortProxy(p, port))
+		}
 	}
 	return out, nil
+}
+
+// PortProxy names the proxy of an edge's further port: a service that
+// listens on several ports is reached through one proxy per port, the
+// edge's own for the first.
+func PortProxy(proxy string, port int) string { return proxy + ":" + strconv.Itoa(port) }
+
+// ExtraPorts are the ports beyond the first that an imported service
+// declares: each gets a proxy of its own on every edge to it.
+func (s *Service) ExtraPorts() []int {
+	if s == nil || s.Imported == nil || len(s.Imported.Ports) < 2 {
+		return nil
+	}
+	return s.Imported.Ports[1:]
 }
 
 // StartOrder lists services so that each comes after what it depends on,
@@ -80,7 +100,7 @@ func (s *Scenario) StartOrder() []string {
 			return
 		}
 		done[name] = true
-		for _, dep := range s.deps(name) {
+		for _, dep := range s.startAfter(name) {
 			if s.Services[dep] != nil {
 				visit(dep, depth+1)
 			}
@@ -102,4 +122,27 @@ func (s *Scenario) deps(name string) []string {
 		return svc.DependsOn
 	}
 	return nil
+}
+
+// StartAfter is what a service waits for before it starts: the services
+// of the scenario it depends on and the jobs it waits for. StartOrder
+// lists each of them before it.
+func (s *Scenario) StartAfter(name string) []string {
+	var out []string
+	for _, dep := range s.startAfter(name) {
+		if s.Services[dep] != nil && dep != name && !slices.Contains(out, dep) {
+			out = append(out, dep)
+		}
+	}
+	return out
+}
+
+// startAfter is what a service starts after: its dependencies, and the
+// jobs it waits for (Imported.After).
+func (s *Scenario) startAfter(name string) []string {
+	svc := s.Services[name]
+	if svc == nil || svc.Imported == nil || len(svc.Imported.After) == 0 {
+		return s.deps(name)
+	}
+	return append(slices.Clone(svc.Imported.After), svc.DependsOn...)
 }

@@ -99,3 +99,22 @@ func TestProxiesFor(t *testing.T) {
 		}
 	}
 }
+
+// TestProxiesForEveryPort: an imported service that declares several
+// ports is reached through a proxy per port on every edge to it, so a
+// fault on the edge acts on all of them.
+func TestProxiesForEveryPort(t *testing.T) {
+	s := &Scenario{Services: map[string]*Service{
+		"app": {Image: "app", DependsOn: []string{"mq"}, Imported: &Imported{}},
+		"mq":  {Image: "rabbitmq", Replicas: 2, Imported: &Imported{Ports: []int{5672, 15672}}},
+	}}
+	got, err := s.ProxiesFor("app->mq")
+	want := []string{"app->mq.0", "app->mq.1", "app->mq.0:15672", "app->mq.1:15672"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("ProxiesFor(app->mq) = %v, %v; want %v", got, err, want)
+	}
+	got, err = s.ProxiesFor("app->mq.1")
+	if want := []string{"app->mq.1", "app->mq.1:15672"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("ProxiesFor(app->mq.1) = %v, %v; want %v", got, err, want)
+	}
+}

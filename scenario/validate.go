@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/chaosrun/chaosrun/internal/suggest"
 )
 
 // MaxReplicas is the most instances one service may have.
@@ -167,11 +169,7 @@ func (v *validator) services() {
 			v.errf(p+".replicas", fmt.Sprintf("1 to %d", MaxReplicas), "replicas %d out of range", svc.Replicas)
 		}
 		v.serviceExtras(p, name, svc)
-		for _, k := range sortedKeys(svc.Config) {
-			if !configKeyPattern.MatchString(k) {
-				v.keyErrf(p+".config."+k, "letters, digits, _, . and -", "invalid config key %q", k)
-			}
-		}
+		v.configKeys(p, svc)
 		seen := map[string]bool{}
 		for i, dep := range svc.DependsOn {
 			dp := fmt.Sprintf("%s.depends_on[%d]", p, i)
@@ -244,13 +242,14 @@ func (v *validator) workload() {
 			v.errf("workload.duration", "at most "+MaxLoad.String(), "duration %s is too long", w.Duration.Std())
 		}
 	}
-	switch v.engine() {
-	case EngineK6:
+	switch EngineShape(v.engine()) {
+	case ShapeScript:
 		v.k6Workload()
-	case EngineNative:
+	case ShapeStreams:
 		v.nativeWorkload()
+	case ShapeOwn:
 	default:
-		v.errf("workload.engine", "native, k6", "unknown engine %q", w.Engine)
+		v.errf("workload.engine", strings.Join(EngineNames(), ", "), "unknown engine %q", w.Engine)
 	}
 }
 
@@ -316,6 +315,9 @@ func (v *validator) targets() {
 			v.errf(p, allowedList(v.s.serviceNames()), "unknown service %q", t)
 		case seen[t]:
 			v.errf(p, "", "%s is listed twice", t)
+		case v.s.Services[t].ByName() && v.s.Services[t].Port == 0:
+			v.errf(p, "a service with a port: ports: or expose: in its file, or port: in the scenario's services: entry",
+				"%s declares no port to put load on", t)
 		}
 		seen[t] = true
 	}
@@ -351,6 +353,29 @@ func (v *validator) endChecks() {
 		}
 		if !strings.HasPrefix(ec.Path, "/") {
 			v.errf(p+".path", "a path starting with /", "invalid path %q", ec.Path)
+		}
+	}
+}
+
+// configKeys checks a service's config: keys: well formed, and for a
+// built-in target one of its flags (a typo would otherwise stop the
+// target at start, after the whole testbed came up).
+func (v *validator) configKeys(p string, svc *Service) {
+	var flags []string
+	if v.opts.TargetFlags != nil && svc.Run != "" && !svc.Own() && svc.External == "" {
+		flags = v.opts.TargetFlags(svc.Run)
+	}
+	for _, k := range sortedKeys(svc.Config) {
+		kp := p + ".config." + k
+		switch {
+		case !configKeyPattern.MatchString(k):
+			v.keyErrf(kp, "letters, digits, _, . and -", "invalid config key %q", k)
+		case flags != nil && !slices.Contains(flags, k):
+			msg := fmt.Sprintf("%s has no flag %q", svc.Run, k)
+			if near := suggest.Nearest(k, flags); near != "" {
+				msg += fmt.Sprintf("; did you mean %q?", near)
+			}
+			v.keyErrf(kp, allowedList(flags), "%s", msg)
 		}
 	}
 }

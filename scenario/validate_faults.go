@@ -105,6 +105,7 @@ func (v *validator) faults() {
 				v.faultKindErr(p, f, err)
 			}
 		}
+		f.Stage = v.stage(f.Kind)
 		if v.hostFault(p, f) {
 			// a host fault: checked by hostFault
 		} else if v.ok(p+".edge") && v.ok("services") {
@@ -123,8 +124,9 @@ func (v *validator) faults() {
 			durOK = false
 		}
 		if startOK && durOK && v.ok("workload.duration") && s.Workload.Duration > 0 && f.Start+f.Duration > s.Workload.Duration {
-			v.errf(p+".duration", "", "fault %q ends at %s, after the load ends (workload.duration %s)",
-				f.Name, (f.Start + f.Duration).Std(), s.Workload.Duration.Std())
+			third := (s.Workload.Duration.Std() / 3).Round(time.Second)
+			v.errf(p+".duration", "", "fault %q ends at %s, after the load ends (workload.duration %s); for a shorter run, shorten the fault too: --set faults.%s.start=%s --set faults.%s.duration=%s",
+				f.Name, (f.Start + f.Duration).Std(), s.Workload.Duration.Std(), f.Name, third, f.Name, third)
 		}
 		if v.ok(p+".direction") && f.Direction != "" && f.Direction != "downstream" && f.Direction != "upstream" {
 			v.errf(p+".direction", "downstream, upstream", "unknown direction %q", f.Direction)
@@ -233,7 +235,11 @@ func (v *validator) assertions() {
 			if strings.TrimSpace(a.Metric) == "" {
 				v.missing(p+".metric", "")
 			} else if v.opts.Metric != nil {
-				v.hook(p+".metric", v.opts.Metric(a.Metric))
+				err := v.opts.Metric(a.Metric)
+				if err == nil && v.opts.Emits != nil {
+					err = v.opts.Emits(v.s, a.Metric)
+				}
+				v.hook(p+".metric", err)
 			}
 		}
 		settleOK := v.nonNegative(p+".settle", a.Settle) && v.ok(p+".settle")

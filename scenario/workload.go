@@ -217,7 +217,7 @@ const DefaultTimeout = 10 * time.Second
 // streams', in order) and its streams' defaults.
 func (w *Workload) applyDefaults() {
 	w.Engine = w.EngineName()
-	if w.Engine != EngineNative {
+	if EngineShape(w.Engine) != ShapeStreams {
 		return
 	}
 	names := w.streamNames()

@@ -9,6 +9,7 @@ import (
 	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/workloads"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 )
 
 // ErrInvalid is LoadAll's error when a scenario is wrong; its problems
@@ -70,7 +71,7 @@ func (l Loader) Sources(ctx context.Context, file string, sc *scenario.Scenario)
 	if data, err = l.Read(ctx, file); err != nil {
 		errs = append(errs, err)
 	}
-	if sc.Workload.EngineName() == scenario.EngineK6 {
+	if e, eerr := engine.Of(sc); eerr == nil && e.Tool == "k6" {
 		if script, err = l.Script(ctx, file, sc); err != nil {
 			errs = append(errs, err)
 		}

@@ -18,26 +18,33 @@ import (
 	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/scenarios"
-	"github.com/chaosrun/chaosrun/servers"
+	"github.com/chaosrun/chaosrun/servers/names"
 	"github.com/chaosrun/chaosrun/workloads"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
 
 // Checkers wires the fault and assertion checkers into the scenario model's
 // loader.
-func Checkers() scenario.Options { return checkers(context.Background()) }
+func Checkers() scenario.Options {
+	return checkers(context.Background(), compose.Options{}, func(f string) string { return f })
+}
 
-// checkers is Checkers with the Compose file read until ctx ends.
-func checkers(ctx context.Context) scenario.Options {
+// checkers is Checkers with the Compose files read as co says until ctx
+// ends, the scenario's file resolved by path.
+func checkers(ctx context.Context, co compose.Options, path func(string) string) scenario.Options {
 	return scenario.Options{
-		FaultKind:  faults.Check,
-		Check:      assertions.ValidateCheck,
-		Metric:     assertions.ValidateMetric,
-		LiveMetric: assertions.ValidateLiveMetric,
-		Targets:    servers.Targets(),
-		HostKind:   faults.IsHostKind,
-		Compose: func(file, name string) ([]scenario.Named, error) {
-			return compose.ImportFor(ctx, file, name)
+		FaultKind:   faults.Check,
+		Check:       assertions.ValidateCheck,
+		Metric:      assertions.ValidateMetric,
+		LiveMetric:  assertions.ValidateLiveMetric,
+		Targets:     names.Targets(),
+		TargetFlags: names.Flags,
+		Emits:       emits,
+		HostKind:    faults.IsHostKind,
+		FaultStage:  faults.StageOf,
+		Compose: func(file string, names []string) ([]scenario.Named, error) {
+			return compose.ImportFor(ctx, path(file), names, co)
 		},
 	}
 }
@@ -49,6 +56,9 @@ type Loader struct {
 	// K6 says where the bundled k6 scripts are (the checkout's, else the
 	// cache's), for workloads with engine: k6.
 	K6 k6build.Options
+	// Compose says how a scenario's Compose project is loaded (its
+	// profiles, the environment ${VAR} reads).
+	Compose compose.Options
 }
 
 // Load reads a scenario file or catalog:NAME, applies --set overrides and
@@ -58,28 +68,55 @@ func (l Loader) Load(ctx context.Context, file string, sets []string) (*scenario
 	if err != nil {
 		return nil, err
 	}
-	sc, err := scenario.Parse(file, data, checkers(ctx))
+	sc, err := l.check(ctx, file, data, sets)
 	if err != nil {
 		return nil, err
 	}
-	if err := scenario.Apply(sc, sets); err != nil {
+	e, err := engine.Of(sc)
+	if err != nil {
 		return nil, err
 	}
-	if err := scenario.Validate(sc, checkers(ctx)); err != nil {
-		return nil, err
+	if e.Check == nil {
+		return sc, nil // the engine checks nothing beyond the model
 	}
-	if sc.Workload.EngineName() != scenario.EngineK6 {
-		return sc, nil // a native workload names no script
+	scripts := func() (string, error) {
+		root, _ := l.K6.Checkout()
+		return BundledScripts(l.K6, root)
 	}
-	root, _ := l.K6.Checkout()
-	dir, rootErr := BundledScripts(l.K6, root)
-	if err := workloads.CheckScript(sc, l.Path(file), dir); err != nil {
-		if rootErr != nil {
-			return nil, fmt.Errorf("%w\n  (no bundled scripts to look in: %v)", err, rootErr)
-		}
+	if err := e.Check(sc, l.Path(file), scripts); err != nil {
 		return nil, err
 	}
 	return sc, nil
+}
+
+// check parses, overrides and validates a scenario; it returns when ctx
+// ends, whatever the input (the work left is abandoned).
+func (l Loader) check(ctx context.Context, file string, data []byte, sets []string) (*scenario.Scenario, error) {
+	type result struct {
+		sc  *scenario.Scenario
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		opts := checkers(ctx, l.Compose, l.Path)
+		sc, err := scenario.Parse(file, data, opts)
+		if err == nil {
+			err = scenario.Apply(sc, sets)
+		}
+		if err == nil {
+			err = scenario.Validate(sc, opts)
+		}
+		done <- result{sc, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.sc, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s: %w", file, ctx.Err())
+	}
 }
 
 // Read reads a scenario file, at most scenario.MaxFileSize bytes of it

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/chaosrun/chaosrun/internal/suggest"
 )
 
 //go:embed *.yaml
@@ -72,7 +74,11 @@ func Lookup(name string) (Entry, error) {
 	if name == "" {
 		return Entry{}, fmt.Errorf("no catalog scenario named (allowed: %s)", strings.Join(names, ", "))
 	}
-	return Entry{}, fmt.Errorf("no catalog scenario %q (allowed: %s; `chaosrun catalog list` says what each proves)", name, strings.Join(names, ", "))
+	hint := ""
+	if near := suggest.Nearest(name, names); near != "" {
+		hint = fmt.Sprintf("; did you mean %q?", near)
+	}
+	return Entry{}, fmt.Errorf("no catalog scenario %q%s (allowed: %s; `chaosrun catalog list` says what each proves)", name, hint, strings.Join(names, ", "))
 }
 
 // Read returns a catalog scenario's YAML.

@@ -10,7 +10,10 @@
 #   scripts/install-deps.sh --bench      also what `go run ./bench` compares against (wrk)
 #
 # Each package and the tests that need it: redis-server (the cache and quota
-# targets, cache-slow-redis, the Docker image chaosrun-redis:local),
+# targets, cache-slow-redis, the Docker images chaosrun-redis:local and
+# redis:7-bookworm-local), postgresql-15 and nginx-light (the Compose
+# project's images postgres:15-bookworm-local and nginx:1.22-bookworm-local,
+# built by internal/testimages),
 # chromium (the game-day page in a real browser), libxml2-utils (xmllint:
 # JUnit XML against its schema), fonts-dejavu-core (text in the plots),
 # prometheus (the remote-write and scrape exports), shellcheck (the action's
@@ -18,7 +21,7 @@
 # vegeta and benchstat are built by the bench from the pinned tools module
 # tools/vegeta.
 set -euo pipefail
-pkgs=(redis-server chromium libxml2-utils fonts-dejavu-core prometheus shellcheck jq curl)
+pkgs=(redis-server postgresql-15 nginx-light chromium libxml2-utils fonts-dejavu-core prometheus shellcheck jq curl)
 prompt=yes
 case "${1:-}" in
   "") ;;

@@ -7,9 +7,11 @@ import (
 	"io"
 	"slices"
 
+	"github.com/chaosrun/chaosrun/servers/names"
 	"github.com/chaosrun/chaosrun/targets/bankservice"
 	"github.com/chaosrun/chaosrun/targets/cachefront"
 	"github.com/chaosrun/chaosrun/targets/kvdispatcher"
+	"github.com/chaosrun/chaosrun/testbed/relay"
 	"github.com/chaosrun/chaosrun/testbed/toxiserver"
 )
 
@@ -19,10 +21,14 @@ type Main func(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // Toxiproxy is the embedded Toxiproxy's name; every other server is a
 // reference target.
-const Toxiproxy = "toxiproxy"
+const Toxiproxy = names.Toxiproxy
+
+// Relay forwards TCP connections on the Docker testbed (testbed/relay).
+const Relay = names.Relay
 
 var mains = map[string]Main{
 	Toxiproxy:      toxiserver.Main,
+	Relay:          relay.Main,
 	"bankservice":  bankservice.BankMain,
 	"ledger":       bankservice.LedgerMain,
 	"cachefront":   cachefront.Main,
@@ -48,7 +54,6 @@ func Names() []string {
 }
 
 // Targets lists the reference targets, sorted: the names a scenario's
-// `run:` may take.
-func Targets() []string {
-	return slices.DeleteFunc(Names(), func(n string) bool { return n == Toxiproxy })
-}
+// `run:` may take (names.Targets, which the loader reads without linking
+// the servers).
+func Targets() []string { return names.Targets() }

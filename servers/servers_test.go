@@ -8,15 +8,16 @@ import (
 	"testing"
 
 	"github.com/chaosrun/chaosrun/internal/exitcode"
+	"github.com/chaosrun/chaosrun/servers/names"
 )
 
 func TestRegistry(t *testing.T) {
-	want := []string{"bankservice", "cachefront", "kvdispatcher", "kvstore", "ledger", "toxiproxy", "vault"}
+	want := []string{"bankservice", "cachefront", "kvdispatcher", "kvstore", "ledger", "relay", "toxiproxy", "vault"}
 	if got := Names(); !slices.Equal(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
-	if got := Targets(); slices.Contains(got, Toxiproxy) || len(got) != len(want)-1 {
-		t.Errorf("Targets() = %v: want every server but %s", got, Toxiproxy)
+	if got := Targets(); !slices.Equal(got, slices.DeleteFunc(Names(), func(n string) bool { return n == Toxiproxy || n == Relay })) {
+		t.Errorf("Targets() = %v: want every server but %s and %s", got, Toxiproxy, Relay)
 	}
 	for _, n := range want {
 		if m, ok := Lookup(n); !ok || m == nil {
@@ -38,7 +39,7 @@ func TestServe(t *testing.T) {
 		code int
 		said string
 	}{
-		{"no name", nil, exitcode.Usage, "usage: chaosrun serve NAME  (NAME: bankservice, cachefront, kvdispatcher, kvstore, ledger, toxiproxy, vault)"},
+		{"no name", nil, exitcode.Usage, "usage: chaosrun serve NAME  (NAME: bankservice, cachefront, kvdispatcher, kvstore, ledger, relay, toxiproxy, vault)"},
 		{"a flag first", []string{"--listen", ":0"}, exitcode.Usage, "usage: chaosrun serve NAME"},
 		{"an unknown name", []string{"mainframe"}, exitcode.Usage, `unknown server "mainframe" (allowed: bankservice,`},
 		{"a bad flag", []string{"ledger", "--bogus"}, exitcode.Usage, "chaosrun serve ledger: "},
@@ -59,5 +60,26 @@ func TestServe(t *testing.T) {
 				t.Fatalf("exit %d saying %q, want %d saying %q", code, said, tt.code, tt.said)
 			}
 		})
+	}
+}
+
+// TestTargetFlagsListed keeps names.Flags, which the scenario loader
+// checks config: keys against, equal to the flags each target's -h
+// prints.
+func TestTargetFlagsListed(t *testing.T) {
+	for _, target := range Targets() {
+		m, _ := Lookup(target)
+		var usage bytes.Buffer
+		m(context.Background(), []string{"-h"}, &usage, &usage) //nolint:errcheck // -h ends with flag.ErrHelp
+		var got []string
+		for line := range strings.Lines(usage.String()) {
+			if rest, ok := strings.CutPrefix(line, "  -"); ok {
+				got = append(got, strings.Fields(rest)[0])
+			}
+		}
+		slices.Sort(got)
+		if len(got) == 0 || !slices.Equal(got, names.Flags(target)) {
+			t.Errorf("%s -h lists %q; names.Flags has %q", target, got, names.Flags(target))
+		}
 	}
 }

@@ -63,3 +63,18 @@ func TestImageOnlyServiceIsRefusedLocally(t *testing.T) {
 		t.Fatal("an image-only service started on the local testbed")
 	}
 }
+
+// startUnchecked starts svc's program (command:) on a probed port and
+// does not wait for its health.
+func startUnchecked(t *testing.T, l *Local, name string, svc *scenario.Service) *process {
+	t.Helper()
+	res, err := probePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := l.startCommand(context.Background(), name, svc, nil, res.port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chaosrun/chaosrun/guard"
+	"github.com/chaosrun/chaosrun/internal/logs"
 	"github.com/chaosrun/chaosrun/scenario"
 )
 
@@ -66,14 +68,18 @@ func (l *Local) Up(ctx context.Context, sc *scenario.Scenario) (topo *Topology, 
 	}()
 
 	toxiArgs := []string{"serve", "toxiproxy", "--listen", "127.0.0.1:0", "--seed", strconv.FormatInt(l.Seed, 10)}
-	if sc.HasHTTPFaults() {
+	if sc.NeedsStage(scenario.StageHTTP) {
 		toxiArgs = append(toxiArgs, "--http-stage") // an HTTP stage behind every proxy
 	}
-	toxi, err := l.start(ctx, "toxiproxy", toxiArgs, []string{"GODEBUG=randseednop=0"})
+	// The API wants the run's token even on loopback, so that no other
+	// process of this machine changes the faults behind the run's back; the
+	// harness sends it as the URL's password.
+	token := guard.NewToken()
+	toxi, err := l.start(ctx, "toxiproxy", toxiArgs, []string{"GODEBUG=randseednop=0", guard.AdminTokenEnv + "=" + token})
 	if err != nil {
 		return nil, err
 	}
-	topo = &Topology{Proxies: map[string]string{}, ToxiproxyURL: "http://" + toxi.addr, ToxiproxyPID: toxi.cmd.Process.Pid, Died: l.died}
+	topo = &Topology{Proxies: map[string]string{}, ToxiproxyURL: "http://:" + token + "@" + toxi.addr, ToxiproxyPID: toxi.cmd.Process.Pid, Died: l.died}
 	if err := waitHTTP(ctx, topo.ToxiproxyURL+"/version", l.ReadyTimeout); err != nil {
 		return nil, fmt.Errorf("testbed: toxiproxy not ready: %w", err)
 	}
@@ -123,6 +129,14 @@ func (l *Local) Up(ctx context.Context, sc *scenario.Scenario) (topo *Topology, 
 func (l *Local) instance(ctx context.Context, sc *scenario.Scenario, name string, i int, deps map[string][]string) (Instance, error) {
 	svc := sc.Services[name]
 	inst := sc.InstanceName(name, i)
+	if len(svc.Command) > 0 {
+		p, err := l.commandInstance(ctx, inst, svc, deps)
+		if err != nil {
+			return Instance{}, err
+		}
+		host, port := splitAddr(p.addr)
+		return Instance{Service: name, Index: i, Name: inst, Address: p.addr, PID: p.cmd.Process.Pid, Metrics: MetricsURL(svc, host, port)}, nil
+	}
 	p, err := l.startService(ctx, inst, svc, deps)
 	if err != nil {
 		return Instance{}, err
@@ -152,9 +166,11 @@ func (l *Local) external(ctx context.Context, topo *Topology, name string, svc *
 	return Instance{Service: name, Name: name, Address: listen, Metrics: MetricsURL(svc, host, port)}, nil
 }
 
-// serveArgs builds `serve RUN --listen … --dep … --key=value` for a service.
-func serveArgs(svc *scenario.Service, deps map[string][]string) []string {
-	args := []string{"serve", svc.Run, "--listen", "127.0.0.1:0"}
+// ServeArgs builds `serve RUN --listen LISTEN --dep … --key=value` for a
+// service of a reference target: its dependencies and its configuration
+// in name order. Every testbed starts targets with these arguments.
+func ServeArgs(svc *scenario.Service, listen string, deps map[string][]string) []string {
+	args := []string{"serve", svc.Run, "--listen", listen}
 	depNames := make([]string, 0, len(deps))
 	for d := range deps {
 		depNames = append(depNames, d)
@@ -185,8 +201,33 @@ func (l *Local) start(ctx context.Context, name string, args, env []string) (*pr
 	if err != nil {
 		return nil, err
 	}
+	l.watch(p)
+	logs.From(ctx).Debug("process started", "name", name, "pid", p.cmd.Process.Pid, "log", p.logPath)
+	return p, nil
+}
+
+// track keeps p for Down.
+func (l *Local) track(p *process) {
 	l.mu.Lock()
-	l.procs = append(l.procs, p)
+	defer l.mu.Unlock()
+	if !slices.Contains(l.procs, p) {
+		l.procs = append(l.procs, p)
+	}
+}
+
+// forget lets go of p, stopped already: Down neither stops it nor checks
+// its port (which another process may hold now).
+func (l *Local) forget(p *process) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.procs = slices.DeleteFunc(l.procs, func(q *process) bool { return q == p })
+}
+
+// watch keeps p for Down and reports on Died when it exits before Down
+// stopped it: the one crashed-process watcher of the local testbed.
+func (l *Local) watch(p *process) {
+	l.track(p)
+	l.mu.Lock()
 	died := l.died
 	l.mu.Unlock()
 	go func() {
@@ -198,7 +239,6 @@ func (l *Local) start(ctx context.Context, name string, args, env []string) (*pr
 			}
 		}
 	}()
-	return p, nil
 }
 
 func logName(name string) string {

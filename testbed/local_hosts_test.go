@@ -32,15 +32,14 @@ func ping(addr string) bool {
 func TestLocalPauseFreezesTheProcess(t *testing.T) {
 	testenv.Tool(t, "redis-server", "redis-server")
 	l := &Local{LogDir: t.TempDir()}
-	svc := &scenario.Service{Command: []string{"redis-server", "--port", "{port}", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"}}
-	p, err := l.startService(context.Background(), "cache", svc, nil)
+	svc := &scenario.Service{Command: []string{"redis-server", "--port", "{port}", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"},
+		Health: scenario.Health{Check: scenario.HealthTCP}}
+	l.ReadyTimeout = 5 * time.Second
+	p, err := l.commandInstance(context.Background(), "cache", svc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Down(context.Background()) //nolint:errcheck
-	if err := waitService(context.Background(), p.addr, scenario.HealthTCP, 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
 	deadline := time.Now().Add(5 * time.Second)
 	for !ping(p.addr) && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)

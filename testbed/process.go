@@ -129,6 +129,16 @@ func (p *process) exited(t time.Time) bool {
 	}
 }
 
+// hasExited says whether the process has exited, without waiting.
+func (p *process) hasExited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // stopAll stops processes in the given order: each gets SIGTERM and up to
 // grace to exit, in turn; whatever still runs when the graces or ctx's
 // deadline (less a moment for the kill) run out gets SIGKILL, all at once.

@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == SuperviseCommand && os.Args[2] == "--" {
 		os.Exit(Supervise(os.Args[3:], os.Stderr))
 	}
+	if who := os.Getenv(serverEnv); who != "" {
+		os.Exit(testServer(who))
+	}
 	if pidFile := os.Getenv(harnessEnv); pidFile != "" {
 		standInHarness(pidFile)
 	}
@@ -36,7 +39,11 @@ func TestMain(m *testing.M) {
 func standInHarness(pidFile string) {
 	l := &Local{Binary: os.Args[0], LogDir: filepath.Dir(pidFile)}
 	svc := &scenario.Service{Command: []string{"sh", "-c", "sleep 300 & echo $! > " + pidFile + "; exec sleep 301"}}
-	if _, err := l.startService(context.Background(), "svc", svc, nil); err != nil {
+	res, err := probePort()
+	if err == nil {
+		_, err = l.startCommand(context.Background(), "svc", svc, nil, res.port)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -18,10 +18,7 @@ func TestDownHoldsItsDeadline(t *testing.T) {
 	var pids []int
 	for _, name := range []string{"a", "b", "c"} {
 		svc := &scenario.Service{Command: []string{"sh", "-c", `trap "" TERM; exec sleep 300`}}
-		p, err := l.startService(context.Background(), name, svc, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := startUnchecked(t, l, name, svc)
 		pids = append(pids, p.cmd.Process.Pid)
 	}
 	time.Sleep(200 * time.Millisecond) // the traps are set

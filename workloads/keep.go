@@ -30,3 +30,16 @@ func KeepMetric(sc *scenario.Scenario) func(metric string) bool {
 	}
 	return func(metric string) bool { return !detailMetrics[metric] || wanted[metric] }
 }
+
+// KeepAlso keeps the metrics checks read besides what keep keeps.
+func KeepAlso(keep func(string) bool, checks []scenario.Assertion) func(string) bool {
+	if len(checks) == 0 {
+		return keep
+	}
+	wanted := map[string]bool{}
+	for _, c := range checks {
+		name, _, _ := strings.Cut(c.Metric, "{")
+		wanted[name] = true
+	}
+	return func(m string) bool { return wanted[m] || keep == nil || keep(m) }
+}

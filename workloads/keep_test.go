@@ -36,3 +36,16 @@ func TestKeepMetricKeepsWhatAssertionsRead(t *testing.T) {
 		})
 	}
 }
+
+// TestKeepAlso: the metrics a load's own checks read are kept beside what
+// keep keeps.
+func TestKeepAlso(t *testing.T) {
+	checks := []scenario.Assertion{{Name: "threshold http_req_duration", Metric: "http_req_duration{type:API}"}}
+	keep := KeepAlso(func(m string) bool { return m != "http_req_waiting" && m != "http_req_duration" }, checks)
+	if !keep("http_req_duration") || keep("http_req_waiting") || !keep("http_reqs") {
+		t.Error("KeepAlso does not keep the thresholds' metrics beside the others")
+	}
+	if KeepAlso(nil, nil) != nil {
+		t.Error("KeepAlso with no checks changes keep")
+	}
+}

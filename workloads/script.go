@@ -2,8 +2,11 @@ package workloads
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/chaosrun/chaosrun/internal/workdir"
@@ -76,4 +79,42 @@ func CheckScript(sc *scenario.Scenario, scenarioPath, dir string) error {
 		return scenario.Errors{sc.Problem("workload.script", "a script in the scenario's folder or a bundled one", "%v", err)}
 	}
 	return nil
+}
+
+// executorRE finds `executor: 'NAME'` in a script's options.
+var executorRE = regexp.MustCompile("executor\\s*:\\s*['\"`]([a-z-]+)['\"`]")
+
+// ScriptExecutors are the k6 executors a script's options name, in order,
+// each once: a light scan, not an evaluation (an executor chosen at run
+// time from __ENV is listed with the others). None when it names none:
+// k6 then runs its VUs in a closed loop.
+func ScriptExecutors(src []byte) []string {
+	var out []string
+	for _, m := range executorRE.FindAllSubmatch(src, -1) {
+		if e := string(m[1]); !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// maxScriptScan bounds the script read for ScriptExecutors.
+const maxScriptScan = 4 << 20
+
+// NoteExecutors fills sc.Workload.Executors from its script, found as
+// CheckScript finds it; a script that cannot be read leaves it empty.
+func NoteExecutors(sc *scenario.Scenario, scenarioPath, dir string) {
+	path, err := ResolveScript(scenarioPath, sc.Workload.Script, dir)
+	if err != nil {
+		return
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, maxScriptScan))
+	if err == nil {
+		sc.Workload.Executors = ScriptExecutors(src)
+	}
 }

@@ -3,6 +3,7 @@ package workloads
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -109,4 +110,33 @@ func TestBundledDir(t *testing.T) {
 			t.Errorf("%s: written copy differs from the folder's (%v)", name, err)
 		}
 	}
+}
+
+func TestScriptExecutors(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      []string
+	}{
+		{"k6's thresholds example: vus and duration", "export const options = { vus: 1, duration: '30s', thresholds: { http_req_duration: ['p(95)<200'] } };", nil},
+		{"one scenario", "scenarios: { api: { executor: 'constant-arrival-rate', rate: 100, timeUnit: '1s' } }", []string{"constant-arrival-rate"}},
+		{"chosen from the environment", "if (m === 'c') { s.c = { executor: \"constant-vus\" } } else { s.o = { executor: `ramping-arrival-rate` } }\n s.x = {executor:'constant-vus'}",
+			[]string{"constant-vus", "ramping-arrival-rate"}},
+		{"a comment is scanned too", "// executor: 'per-vu-iterations'\n", []string{"per-vu-iterations"}},
+	}
+	for _, tt := range tests {
+		if got := ScriptExecutors([]byte(tt.src)); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func FuzzScriptExecutors(f *testing.F) {
+	f.Add([]byte("export const options = { scenarios: { a: { executor: 'constant-vus' } } };"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		for _, e := range ScriptExecutors(src) {
+			if e == "" || !strings.Contains(string(src), e) {
+				t.Fatalf("executor %q is not in the script", e)
+			}
+		}
+	})
 }

@@ -9,6 +9,8 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"go.k6.io/k6/metrics"
+
+	"github.com/chaosrun/chaosrun/models/wire"
 )
 
 // Histogram parameters: values are recorded in microunits (value×1000), from
@@ -40,7 +42,7 @@ const (
 type seriesDesc struct {
 	key    string
 	metric string
-	kind   string
+	kind   wire.Kind // "" for a metric type the stream does not carry
 	tags   map[string]string
 }
 
@@ -90,16 +92,16 @@ func newAggregator(keep []string) *aggregator {
 	}
 }
 
-func kindOf(t metrics.MetricType) string {
+func kindOf(t metrics.MetricType) wire.Kind {
 	switch t {
 	case metrics.Counter:
-		return "counter"
+		return wire.Counter
 	case metrics.Gauge:
-		return "gauge"
+		return wire.Gauge
 	case metrics.Trend:
-		return "trend"
+		return wire.Trend
 	case metrics.Rate:
-		return "rate"
+		return wire.Rate
 	}
 	return ""
 }
@@ -161,7 +163,7 @@ func (a *aggregator) add(s metrics.Sample) {
 			return
 		}
 		g = &agg{desc: d}
-		if d.kind == "trend" {
+		if d.kind == wire.Trend {
 			g.hist = getHist()
 		}
 		w.series[d.key] = g
@@ -176,16 +178,16 @@ func (a *aggregator) add(s metrics.Sample) {
 	}
 	g.count++
 	switch d.kind {
-	case "trend":
+	case wire.Trend:
 		g.sum += v
 		_ = g.hist.RecordValue(toMicro(v))
-	case "counter":
+	case wire.Counter:
 		g.sum += v
-	case "rate":
+	case wire.Rate:
 		if v != 0 {
 			g.nonzero++
 		}
-	case "gauge":
+	case wire.Gauge:
 		if t := s.Time.UnixNano(); g.count == 1 || t >= g.lastTime {
 			g.last, g.lastTime = v, t
 		}

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/chaosrun/chaosrun/models/wire"
 )
 
 // tcpOptions says how the TCP sink reaches the receiver.
@@ -118,14 +120,14 @@ func readAnswer(c net.Conn, timeout time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("no answer to hello within %s (is the receiver a chaosrun harness of this version?): %w", timeout, err)
 	}
-	var a answerMsg
+	var a wire.Answer
 	if err := json.Unmarshal(line, &a); err != nil {
 		return fmt.Errorf("unreadable answer to hello %q: %w", line, err)
 	}
 	switch a.Type {
-	case "welcome":
+	case wire.TypeWelcome:
 		return nil
-	case "refused":
+	case wire.TypeRefused:
 		return &refusedError{reason: a.Error}
 	}
 	return fmt.Errorf("unexpected answer to hello: %q", line)

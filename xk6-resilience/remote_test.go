@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"go.k6.io/k6/metrics"
+
+	"github.com/chaosrun/chaosrun/models/wire"
 )
 
 // testCert makes a self-signed certificate for 127.0.0.1 and writes it as
@@ -94,7 +96,7 @@ func TestParseTCPOptions(t *testing.T) {
 
 // fakeReceiver answers the first hello of each connection as answer says
 // and hands over what the connection sent.
-func fakeReceiver(t *testing.T, ln net.Listener, answer func(hello map[string]any) answerMsg) <-chan []string {
+func fakeReceiver(t *testing.T, ln net.Listener, answer func(hello map[string]any) wire.Answer) <-chan []string {
 	t.Helper()
 	got := make(chan []string, 4)
 	go func() {
@@ -131,12 +133,12 @@ func fakeReceiver(t *testing.T, ln net.Listener, answer func(hello map[string]an
 	return got
 }
 
-func checkToken(want string) func(map[string]any) answerMsg {
-	return func(h map[string]any) answerMsg {
+func checkToken(want string) func(map[string]any) wire.Answer {
+	return func(h map[string]any) wire.Answer {
 		if h["token"] != want {
-			return answerMsg{Type: "refused", Error: "wrong token in its hello"}
+			return wire.Answer{Type: wire.TypeRefused, Error: "wrong token in its hello"}
 		}
-		return answerMsg{Type: "welcome"}
+		return wire.Answer{Type: wire.TypeWelcome}
 	}
 }
 

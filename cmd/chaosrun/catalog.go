@@ -34,7 +34,7 @@ gameday, export k8s and fault apply take the same names.`,
 		RunE: func(_ *cobra.Command, args []string) error {
 			b, err := scenarios.ReadRef(scenarios.Prefix + strings.TrimPrefix(args[0], scenarios.Prefix))
 			if err != nil {
-				return exitcode.Fail(exitUsage, err)
+				return exitcode.Fail(exitcode.Usage, err)
 			}
 			_, err = st.Stdout.Write(b)
 			return err

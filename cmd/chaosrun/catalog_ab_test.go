@@ -85,6 +85,18 @@ func runCatalogAB(t *testing.T, testbed string, ab catalogAB, left func(pid int)
 				if arm.wantCode == exitOK && !v.Pass {
 					t.Errorf("protection on, yet %s failed", verdictLine(v))
 				}
+				// The catalog's loads send on a schedule: never flagged.
+				if arm.wantCode == exitOK && v.Understated != "" {
+					t.Errorf("protection on, yet %s is understated: %s", v.Assertion, v.Understated)
+				}
+			}
+			// Every fault of the catalog bites, protected or not: something
+			// observed moves while it is in force.
+			for _, e := range r.FaultEffects {
+				t.Logf("fault effect %s: %d compared, moved %q %s", e.Fault, e.Compared, e.Moved, e.Unjudged)
+				if arm.wantCode == exitOK && e.Compared > 0 && len(e.Moved) == 0 {
+					t.Errorf("protection on, yet fault %s moved none of %d observed series", e.Fault, e.Compared)
+				}
 			}
 			if arm.wantCode == exitBreach {
 				if !strings.Contains(res.stderr, ab.breached) {
@@ -216,9 +228,10 @@ const dockerEveryPair = "CHAOSRUN_DOCKER_CATALOG"
 // dockerPairs are the pairs make test runs on Docker: one for each thing the
 // Docker testbed does differently (a host fault as docker pause on one of
 // a service's replica containers, the HTTP fault stage in the Toxiproxy
-// container). Every local pair runs in make test too, TestDockerComposeAB
-// runs third-party software (Redis) in a container, and make
-// docker-catalog runs every pair on Docker.
+// container). Every local pair runs in make test too,
+// TestDockerComposeProject runs third-party software (PostgreSQL, Redis,
+// nginx) from a Compose project, and make docker-catalog runs every pair
+// on Docker.
 var dockerPairs = []string{"bank-outlier-pause", "http-retry-storm"}
 
 // TestDockerCatalogAB runs catalog scenarios' A/B pairs with --testbed

@@ -18,6 +18,9 @@ func newCleanCmd(st *State) *cobra.Command {
 			return o.Command(cmd.Context(), st.Stdout)
 		},
 	}
-	o.Register(cmd.Flags())
+	fl := cmd.Flags()
+	fl.StringVar(&o.Run, "run", "", "only this run ID (label "+docker.LabelRun+")")
+	fl.BoolVar(&o.All, "all", false, "also remove what runs whose harness still runs have made")
+	fl.BoolVar(&o.DryRun, "dry-run", false, "list what would go; remove nothing")
 	return cmd
 }

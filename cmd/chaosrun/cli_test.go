@@ -89,6 +89,13 @@ func TestCommandLines(t *testing.T) {
 		{"validate bad edge names its line", []string{"validate", badEdge}, exitUsage, "", []string{badEdge + ":15:11:", "faults[0].edge", "bank->ledger"}},
 		{"validate bad check", []string{"validate", badCheck}, exitUsage, "", []string{badCheck + ":23:", "assertions[0].checks[0]"}},
 		{"validate override", []string{"validate", "--set", "bank.replicas=99", good}, exitUsage, "", []string{"--set bank.replicas=99", "1 to 16"}},
+		{"validate typo in a target's flag", []string{"validate", "--set", "bank.bulkhead=off", "catalog:bank-slow-vault"}, exitUsage, "",
+			[]string{"--set bank.bulkhead=off", `bankservice has no flag "bulkhead"; did you mean "bulkheads"?`}},
+		{"run typo in a target's flag", []string{"run", "--set", "bank.bulkhead=off", "catalog:bank-slow-vault"}, exitUsage, "",
+			[]string{`did you mean "bulkheads"?`}},
+		{"a typo in a command", []string{"valdate", good}, exitUsage, "", []string{`unknown command "valdate"`, "did you mean validate?"}},
+		{"a typo in a flag", []string{"run", "--tesbed", "docker", good}, exitUsage, "", []string{"unknown flag: --tesbed; did you mean --testbed?"}},
+		{"a typo in a catalog name", []string{"validate", "catalog:bank-slow-vaul"}, exitUsage, "", []string{`no catalog scenario "bank-slow-vaul"; did you mean "bank-slow-vault"?`}},
 		{"validate missing file", []string{"validate", "nope.yaml"}, exitUsage, "", []string{"nope.yaml"}},
 		{"run bad scenario exits 2", []string{"run", badEdge}, exitUsage, "", []string{":15:11:"}},
 		{"run bad flag", []string{"run", "--bogus", good}, exitUsage, "", []string{"bogus"}},
@@ -98,6 +105,24 @@ func TestCommandLines(t *testing.T) {
 		{"serve unknown", []string{"serve", "mainframe"}, exitUsage, "", []string{`unknown server "mainframe"`, "bankservice"}},
 		{"schema", []string{"schema"}, exitOK, `"$schema"`, nil},
 		{"version", []string{"version"}, exitOK, "chaosrun ", nil},
+		// A shorter run: the error says how, and what it says validates.
+		{"a shorter run says how", []string{"validate", "--set", "workload.duration=30s", "catalog:bank-slow-vault"}, exitUsage, "",
+			[]string{"for a shorter run, shorten the fault too: --set faults.slow-vault.start=10s --set faults.slow-vault.duration=10s"}},
+		{"a shorter run as it says", []string{"validate", "--set", "workload.duration=30s", "--set", "faults.slow-vault.start=10s", "--set", "faults.slow-vault.duration=10s", "catalog:bank-slow-vault"}, exitOK, "ok (bank-slow-vault", nil},
+		// Each command's flags reach its package's options, defaults included.
+		{"gameday window", []string{"gameday", "--window", "1s", good}, exitUsage, "", []string{"--window at least 2s"}},
+		{"gameday shards", []string{"gameday", "--load-shards", "17", good}, exitUsage, "", []string{"--load-shards 17 out of range"}},
+		{"gameday defaults", []string{"gameday", "--help"}, exitOK, "every fault is reverted (default 5s)", nil},
+		{"run results listen", []string{"run", "--results-listen", "nope", good}, exitUsage, "", []string{`--results-listen "nope" is not HOST:PORT`}},
+		{"judge shards", []string{"judge", "--listen", "127.0.0.1:0", "--shards", "1001", good}, exitUsage, "", []string{"--shards 1001: want 1 to 1000"}},
+		{"judge defaults", []string{"judge", "--help"}, exitOK, `(default "chaosrun-results")`, nil},
+		{"export parallelism", []string{"export", "k8s", "--parallelism", "0", good}, exitUsage, "", []string{"parallelism 0 out of range"}},
+		{"export defaults", []string{"export", "k8s", "--help"}, exitOK, `the native load (default "chaosrun:latest")`, nil},
+		{"fault apply wait", []string{"fault", "apply", "--wait", "0s", good}, exitUsage, "", []string{"--wait 0s: want --delay >= 0 and --wait > 0"}},
+		{"fault apply defaults", []string{"fault", "apply", "--help"}, exitOK, `(default "http://127.0.0.1:8474")`, nil},
+		{"fault list needs a game day", []string{"fault", "list"}, exitUsage, "", []string{"--gameday URL is required"}},
+		{"fault add needs a kind", []string{"fault", "add", "--gameday", "http://127.0.0.1:1", "--host", "bank"}, exitUsage, "", []string{"needs --kind and exactly one of --edge or --host"}},
+		{"init needs a Compose file", []string{"init", "--out", t.TempDir()}, exitUsage, "", []string{"--compose FILE or --url URL is required"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

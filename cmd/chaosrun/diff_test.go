@@ -44,11 +44,13 @@ func TestDiffCommandLines(t *testing.T) {
 	}{
 		{"same code", []string{base1, base3}, exitOK, "no significant regression: 26 figures compared", ""},
 		{"halved bulkhead", []string{"--json", jsonOut, "--markdown", mdOut, base1, halved}, exitBreach, "REGRESSION: 1 of 26 figures significantly worse", ""},
+		{"only what changed", []string{base1, halved}, exitBreach, "25 figure(s) unchanged or not compared are not shown (--all shows them)", ""},
+		{"all of it", []string{"--all", base1, halved}, exitBreach, "no significant change", ""},
 		{"halved bulkhead, assertions only", []string{"--assertions-only", base1, halved}, exitOK, "2 figures compared", ""},
 		{"folders of repeated runs", []string{baseDir, headDir}, exitOK, "no significant regression", ""},
 		{"no args", nil, exitUsage, "", "usage: chaosrun diff"},
 		{"bad confidence", []string{"--confidence", "1.5", base1, base3}, exitUsage, "", "--confidence 1.5: allowed 0.5 to 0.9999"},
-		{"missing record", []string{base1, filepath.Join(dir, "nope.json")}, exitRunError, "", "head: report: stat"},
+		{"missing record", []string{base1, filepath.Join(dir, "nope.json")}, exitRunError, "", "chaosrun diff: head: stat "},
 		{"empty folder", []string{base1, t.TempDir()}, exitRunError, "", "no run.json below this folder"},
 	}
 	for _, tc := range tests {

@@ -30,12 +30,12 @@ func TestDockerInspectionCommands(t *testing.T) {
 	if code != exitOK || !strings.HasPrefix(stdout, "IMAGE") {
 		t.Errorf("images --list: exit %d\n%s%s", code, stdout, stderr)
 	}
-	_, stdout, _ = runCLI(t, "doctor")
+	_, stdout, _ = runCLI(t, "doctor", "--testbed", "docker")
 	if !strings.Contains(stdout, "ok   docker") {
 		t.Errorf("doctor does not find the reachable engine:\n%s", stdout)
 	}
 	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
-		if strings.HasPrefix(line, "FIX") && !strings.Contains(stdout, "→") {
+		if strings.HasPrefix(strings.TrimSpace(line), "FIX") && !strings.Contains(stdout, "→") {
 			t.Errorf("doctor names a problem without saying what to do:\n%s", stdout)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/report"
 )
 
 const gamedayScenario = "gameday/testdata/gameday-bank.yaml"
@@ -96,10 +97,25 @@ func (g *gameDayProc) finish(t *testing.T, scenarioName string) *record.Run {
 		t.Logf("stop answered %d", code)
 	}
 	g.wait(t, 60*time.Second)
-	if code := g.cmd.ProcessState.ExitCode(); code != 0 && code != 1 {
-		t.Fatalf("chaosrun gameday exited %d\n%s", code, g.stderr.String())
+	rec := readRecord(t, filepath.Join(g.outDir, scenarioName+"-gameday", "run.json"))
+	checkGameDayExit(t, g, rec)
+	return rec
+}
+
+// checkGameDayExit fails unless the game day's exit code follows its
+// record's verdict: 0 pass, 1 breach, 3 incomplete.
+func checkGameDayExit(t *testing.T, g *gameDayProc, rec *record.Run) {
+	t.Helper()
+	want := exitOK
+	switch {
+	case rec.Incomplete:
+		want = exitRunError
+	case !report.Passed(rec):
+		want = exitBreach
 	}
-	return readRecord(t, filepath.Join(g.outDir, scenarioName+"-gameday", "run.json"))
+	if code := g.cmd.ProcessState.ExitCode(); code != want {
+		t.Errorf("chaosrun gameday exited %d; its record (incomplete %v, %d verdicts) wants %d\n%s", code, rec.Incomplete, len(rec.Verdicts), want, g.stderr.String())
+	}
 }
 
 // TestGameDayBrowser drives the page in headless Chromium: it injects the
@@ -160,6 +176,7 @@ func TestGameDayBrowser(t *testing.T) {
 	br.eval(t, `document.getElementById('stop').click()`, nil)
 	g.wait(t, 60*time.Second)
 	rec := readRecord(t, filepath.Join(g.outDir, "gameday-bank-gameday", "run.json"))
+	checkGameDayExit(t, g, rec)
 	var applied, reverted bool
 	for _, ev := range rec.Faults {
 		applied = applied || ev.Action == record.Applied && ev.Detail == "manual by alice"
@@ -303,4 +320,39 @@ func checkPlots(t *testing.T, br *browser) {
 			t.Errorf("plots lack %q", want)
 		}
 	}
+}
+
+// TestGameDayCtrlC: Ctrl-C (SIGINT), the ordinary way to end a game day,
+// ends it as Stop does: the end checks run, every check is judged (those
+// of a fault window n/a, as no fault was injected), and the exit code
+// follows the verdict.
+func TestGameDayCtrlC(t *testing.T) {
+	skipShort(t)
+	g := startGameDay(t, "scenarios/bank-slow-vault.yaml") // money-conserved is an end check
+	time.Sleep(3 * time.Second)                            // some load to judge
+	if err := g.cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	g.wait(t, 60*time.Second)
+	rec := readRecord(t, filepath.Join(g.outDir, "bank-slow-vault-gameday", "run.json"))
+	if rec.Incomplete {
+		t.Errorf("Ctrl-C left the record incomplete: %v", rec.Problems)
+	}
+	if len(rec.EndChecks) == 0 {
+		t.Error("no end check ran after Ctrl-C")
+	}
+	// No fault was injected: the checks of slow-vault's window are n/a,
+	// not failed; money-conserved is judged on its end check.
+	for _, v := range rec.Verdicts {
+		inWindow := strings.HasPrefix(v.Window, "during slow-vault")
+		switch {
+		case strings.Contains(v.Error, "no end-of-run check"):
+			t.Errorf("verdict %s: %s", v.Assertion, v.Error)
+		case inWindow != (v.NotApplicable != ""):
+			t.Errorf("verdict %s (window %q): n/a %q", v.Assertion, v.Window, v.NotApplicable)
+		case !v.Pass:
+			t.Errorf("verdict %s failed: %+v", v.Assertion, v)
+		}
+	}
+	checkGameDayExit(t, g, rec)
 }

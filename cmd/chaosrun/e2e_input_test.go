@@ -48,7 +48,7 @@ func TestReliabilityOversizedScenario(t *testing.T) {
 		{"diff", []string{"diff", "/dev/zero", "x.json"}, exitRunError, "base: record: /dev/zero: invalid character"},
 		{"export-results", []string{"export-results", "--export-otlp", "http://127.0.0.1:9", "/dev/zero"}, exitUsage, "record: /dev/zero: invalid character"},
 		{"judge --faults", []string{"judge", "--faults", "/dev/zero", sc, "r.jsonl"}, exitUsage, "/dev/zero:1:1: byte '\\x00': not a fault timeline"},
-		{"judge results", []string{"judge", sc, "/dev/zero"}, exitUsage, "/dev/zero is not a results file"},
+		{"judge results", []string{"judge", sc, "/dev/zero"}, exitUsage, "/dev/zero is a device, not a results file"},
 		{"load --spec", []string{"load", "--spec", "/dev/zero", "--results", "r.jsonl"}, exitUsage, "/dev/zero: the file goes on past 16 MiB, the most chaosrun reads of it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -339,5 +341,43 @@ func checkDeadShard(t *testing.T, j *background, record string) {
 	r := readRecord(t, record)
 	if !r.Incomplete || !strings.Contains(strings.Join(outcomes(r), ";"), "shard 1/2 streamed its results to their end: FAIL") {
 		t.Errorf("record: incomplete %v, verdicts %v", r.Incomplete, outcomes(r))
+	}
+}
+
+// TestFaultPlaneWantsTheRunsToken: the local testbed's Toxiproxy answers
+// only the run (its URL carries the run's token): another process of the
+// machine, at the address the record names, can neither list nor remove
+// toxics.
+func TestFaultPlaneWantsTheRunsToken(t *testing.T) {
+	skipShort(t)
+	topo := judgeBed(t, writeJudgeScenario(t))
+	u, err := url.Parse(topo.ToxiproxyURL)
+	if err != nil || u.User == nil {
+		t.Fatalf("Toxiproxy URL %q carries no token", topo.ToxiproxyURL)
+	}
+	for _, tc := range []struct {
+		method, base string
+		want         int
+	}{
+		{http.MethodGet, "http://" + u.Host, http.StatusUnauthorized},
+		{http.MethodDelete, "http://" + u.Host, http.StatusUnauthorized},
+		{http.MethodGet, topo.ToxiproxyURL, http.StatusOK},
+	} {
+		path := "/proxies"
+		if tc.method == http.MethodDelete {
+			path = "/proxies/bank-%3Evault/toxics/latency"
+		}
+		req, err := http.NewRequest(tc.method, tc.base+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s %s%s: %d, want %d", tc.method, u.Host, path, resp.StatusCode, tc.want)
+		}
 	}
 }

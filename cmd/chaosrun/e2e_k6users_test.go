@@ -16,16 +16,7 @@ import (
 // its workload; it returns the file.
 func k6Scenario(t *testing.T, name, script, duration, more string) string {
 	t.Helper()
-	// The script goes beside the scenario, as a user's would: a script must
-	// stay inside the scenario's folder or the bundled ones.
-	dir := t.TempDir()
-	src, err := os.ReadFile(filepath.Join("testdata", "k6", script))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, script), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := scriptDir(t, script)
 	yaml := fmt.Sprintf(`version: 1
 name: %s
 services:
@@ -46,6 +37,22 @@ assertions:
 		t.Fatal(err)
 	}
 	return file
+}
+
+// scriptDir is a new folder holding testdata/k6/SCRIPT, for a scenario to
+// go beside it, as a user's would: a script must stay inside the
+// scenario's folder or the bundled ones.
+func scriptDir(t *testing.T, script string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "k6", script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, script), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // scriptVerdicts are the record's verdicts of the script's thresholds.

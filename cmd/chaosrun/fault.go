@@ -21,9 +21,10 @@ func newFaultCmd(st *State) *cobra.Command {
 // --gameday, --token and --by, and ends as gameday.ClientFlags.Call says.
 func gamedayCmd(st *State, cmd *cobra.Command, by *string, call func(ctx context.Context, c *gameday.Client, args []string) error) *cobra.Command {
 	var f gameday.ClientFlags
-	f.Register(cmd.Flags(), st.Getenv)
+	cmd.Flags().StringVar(&f.URL, "gameday", st.Getenv("CHAOSRUN_GAMEDAY"), "URL of the running game day (as it printed; env CHAOSRUN_GAMEDAY)")
+	cmd.Flags().StringVar(&f.Token, "token", st.Getenv("CHAOSRUN_GAMEDAY_TOKEN"), "the game day's token, if it has one (env CHAOSRUN_GAMEDAY_TOKEN)")
 	if by != nil {
-		gameday.RegisterBy(cmd.Flags(), by)
+		cmd.Flags().StringVar(by, "by", gameday.Terminal(), "who acts, for the timeline")
 	}
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return f.Call(cmd.Context(), func(ctx context.Context, c *gameday.Client) error { return call(ctx, c, args) })
@@ -53,7 +54,13 @@ func newFaultAddCmd(st *State) *cobra.Command {
 		Short: "inject a fault",
 		Args:  cobra.NoArgs,
 	}
-	f.Register(cmd.Flags())
+	fl := cmd.Flags()
+	fl.StringVar(&f.Kind, "kind", "", "fault kind")
+	fl.StringVar(&f.Edge, "edge", "", "edge FROM->TO or FROM->TO.N (edge kinds)")
+	fl.StringVar(&f.Host, "host", "", "instance SVC or SVC.N (host kinds)")
+	fl.StringVar(&f.Name, "name", "", "the fault's name (default KIND@TARGET)")
+	fl.StringVar(&f.Direction, "direction", "", "downstream (default) or upstream")
+	fl.StringArrayVar(&f.Attrs, "attr", nil, "attribute NAME=VALUE, e.g. latency=2000 (repeatable)")
 	return gamedayCmd(st, cmd, &f.By, func(ctx context.Context, c *gameday.Client, _ []string) error {
 		return f.Inject(ctx, c, st.Stdout)
 	})

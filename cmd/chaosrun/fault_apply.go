@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chaosrun/chaosrun/faults"
-	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/judge"
 )
 
@@ -12,10 +11,7 @@ import (
 // whose proxies exist (see faults.ApplySchedule), its events reported to
 // a judge or a file.
 func newFaultApplyCmd(st *State) *cobra.Command {
-	var (
-		f      faults.ApplyOptions
-		report judge.ReportFlags
-	)
+	f, report := faults.DefaultApplyOptions(), judge.ReportFlags{}
 	cmd := &cobra.Command{
 		Use:               "apply [--toxiproxy URL] [--token T] [--delay D] [--wait D] SCENARIO.yaml",
 		Short:             "run a scenario's fault schedule against a Toxiproxy whose proxies exist",
@@ -23,26 +19,17 @@ func newFaultApplyCmd(st *State) *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := f.CheckTimes(); err != nil {
-				return exitcode.Fail(exitUsage, err)
-			}
-			sc, err := st.scenarios().Scenario(cmd.Context(), args[0], nil, st.Stderr)
-			if err != nil {
-				return err
-			}
-			u, err := f.Target(sc, st.Stdout)
-			if err != nil || u == nil {
-				return err
-			}
-			rep, zero, closeRep, err := report.Open(cmd.Context(), st.files(), st.Stderr, f.Delay, f.Wait)
-			if err != nil {
-				return exitcode.Fail(exitUsage, err)
-			}
-			defer closeRep()
-			return f.Run(cmd.Context(), u, sc, zero, rep, st.Stdout)
+			return report.ApplyFaults(cmd.Context(), st.scenarios(), f, args[0], st.Stdout, st.Stderr)
 		},
 	}
-	f.Register(cmd.Flags(), st.Getenv("CHAOSRUN_TOKEN"))
-	report.Register(cmd.Flags(), st.Getenv("CHAOSRUN_RESULTS_TOKEN"))
+	fl := cmd.Flags()
+	fl.StringVar(&f.API, "toxiproxy", f.API, "base URL of Toxiproxy's API")
+	fl.StringVar(&f.Token, "token", st.Getenv("CHAOSRUN_TOKEN"), "the Toxiproxy API's token (env CHAOSRUN_TOKEN)")
+	fl.DurationVar(&f.Delay, "delay", 0, "time from Toxiproxy being ready to the schedule's zero (the faults' start offsets count from there)")
+	fl.DurationVar(&f.Wait, "wait", f.Wait, "how long to wait for Toxiproxy and the scenario's proxies (and, with --report-to, for load to start)")
+	fl.StringVar(&report.To, "report-to", "", "a judge's events endpoint, http(s)://HOST:PORT: the schedule's zero is load's start there (plus --delay), and each event is sent to it")
+	fl.StringVar(&report.Token, "report-token", st.Getenv("CHAOSRUN_RESULTS_TOKEN"), "the judge's token (env CHAOSRUN_RESULTS_TOKEN)")
+	fl.StringVar(&report.CA, "report-ca", "", "PEM CA to trust for an https --report-to")
+	fl.StringVar(&report.EventsOut, "events-out", "", "write each event to this file, one JSON object a line (chaosrun judge --faults reads it)")
 	return cmd
 }

@@ -10,7 +10,7 @@ import (
 // hand and watch the SLOs live, stop conditions, and the run's report at
 // the end.
 func newGamedayCmd(st *State) *cobra.Command {
-	var c gameday.Command
+	c := gameday.NewCommand()
 	cmd := &cobra.Command{
 		Use:   "gameday [flags] SCENARIO.yaml",
 		Short: "steady load, a live page to inject faults and watch SLOs, stop conditions",
@@ -25,7 +25,19 @@ gets the run's record and reports.`,
 			return c.Run(cmd.Context(), st.env(), args[0])
 		},
 	}
-	c.Register(cmd.Flags(), st.Getenv)
+	fl, f := cmd.Flags(), &c.Flags
+	fl.StringArrayVar(&f.Sets, "set", nil, "override a scenario value, e.g. bank.bulkheads=off (repeatable)")
+	fl.StringArrayVar(&f.Guards, "guard", nil, "assertion of the scenario that is a stop condition: when it breaches for longer than --grace, every fault is reverted (repeatable)")
+	allowFlag(fl, &f.Allow)
+	fl.DurationVar(&f.Grace, "grace", f.Grace, "how long a guard may breach before every fault is reverted")
+	fl.DurationVar(&f.Slide, "window", f.Slide, "sliding window of the live SLOs")
+	fl.StringVar(&f.Listen, "listen", f.Listen, "address of the game day's page and API (other than loopback needs --token)")
+	fl.StringVar(&f.Token, "token", "", "token the page and API require (default: none on loopback; env CHAOSRUN_GAMEDAY_TOKEN)")
+	fl.DurationVar(&f.MaxDuration, "max-duration", f.MaxDuration, "stop the load after this long at the latest")
+	k6Flag(fl, &f.K6)
+	fl.StringVar(&f.OutDir, "out-dir", f.OutDir, "folder for the record, report and logs (sub-folder SCENARIO-gameday)")
+	setupFlags(fl, &c.Setup)
+	resultsFlags(fl, &c.Results, st.Getenv)
 	testbedCompletion(cmd)
 	return cmd
 }

@@ -111,7 +111,7 @@ func TestInstalledBinaryFromAnEmptyFolder(t *testing.T) {
 		t.Fatalf("images: exit %d\n%s%s", code, so, se)
 	}
 	t.Logf("images:\n%s", se)
-	code, so, se = in.run(t, 2*time.Minute, "doctor")
+	code, so, se = in.run(t, 2*time.Minute, "doctor", "--testbed", "docker")
 	if code != exitOK || !strings.Contains(so, "all good") {
 		t.Fatalf("doctor: exit %d, want 0 and all good\n%s%s", code, so, se)
 	}

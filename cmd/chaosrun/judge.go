@@ -7,7 +7,7 @@ import (
 )
 
 func newJudgeCmd(st *State) *cobra.Command {
-	var c judge.Command
+	c := judge.Command{Options: judge.DefaultOptions()}
 	cmd := &cobra.Command{
 		Use:   "judge [flags] SCENARIO.yaml (RESULTS.jsonl… | --listen HOST:PORT --shards N)",
 		Short: "judge a scenario over results files, or over N load shards' streams received from anywhere",
@@ -31,6 +31,20 @@ dead, no load), 130 interrupted.`,
 			return c.Run(cmd.Context(), st.scenarios(), st.Stdout, st.Stderr, args)
 		},
 	}
-	c.Register(cmd.Flags(), st.Getenv)
+	fl, o := cmd.Flags(), &c.Options
+	fl.StringArrayVar(&o.Sets, "set", nil, "override a scenario value, e.g. workload.duration=30s (repeatable)")
+	fl.StringVar(&o.Faults, "faults", "", "the fault timeline: a run record (run.json) or fault apply's --events-out file (files only)")
+	fl.BoolVar(&o.Partial, "partial", false, "judge what results files cut short or with malformed lines hold; the record is marked incomplete")
+	fl.StringVar(&o.OutDir, "out-dir", o.OutDir, "folder for the record and reports (one sub-folder per scenario)")
+	fl.BoolVar(&o.Quiet, "quiet", false, "no progress lines while waiting")
+	fl.StringVar(&o.Listen, "listen", "", "receive the shards' results streams on HOST:PORT")
+	fl.StringVar(&o.Events, "events-listen", "", "receive fault apply's events on HOST:PORT (default: --listen's host, the next port)")
+	fl.IntVar(&o.Shards, "shards", o.Shards, "how many load shards stream to --listen")
+	fl.StringVar(&o.Token, "token", st.Getenv("CHAOSRUN_RESULTS_TOKEN"), "the token of every stream's hello and event request (default: one made and printed; env CHAOSRUN_RESULTS_TOKEN)")
+	fl.StringVar(&o.Cert, "tls-cert", "", "PEM certificate: streams and events speak TLS (with --tls-key)")
+	fl.StringVar(&o.Key, "tls-key", "", "PEM private key of --tls-cert")
+	fl.DurationVar(&o.Wait, "wait", o.Wait, "how long to wait for the first shard's hello")
+	fl.DurationVar(&o.Margin, "margin", o.Margin, "how long past load's planned duration the shards have to end")
+	exportFlags(cmd.Flags(), &c.Export, st.Getenv)
 	return cmd
 }

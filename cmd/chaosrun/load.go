@@ -2,13 +2,10 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/chaosrun/chaosrun/workloads/nativerun"
 )
-
-// resultsTokenEnv holds the results stream's token for `chaosrun load`,
-// off its command line.
-const resultsTokenEnv = nativerun.TokenEnv
 
 // newLoadCmd runs one shard of a native workload: what the harness starts
 // per shard, and what each Pod of the Kubernetes export runs.
@@ -32,9 +29,20 @@ Exit codes: 0 the workload ran to its end, 2 bad usage, spec or scenario,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.RunShard(cmd.Context(), st.scenarios(), st.Stderr, st.Getenv(resultsTokenEnv), args)
+			l := st.scenarios()
+			return o.RunShard(cmd.Context(), l.FS, l, st.Stderr, st.Getenv(nativerun.TokenEnv), args)
 		},
 	}
-	o.Register(cmd.Flags())
+	loadFlags(cmd.Flags(), &o)
 	return cmd
+}
+
+// loadFlags adds load's flags to fl, filling o.
+func loadFlags(fl *pflag.FlagSet, o *nativerun.Options) {
+	fl.StringVar(&o.Spec, "spec", "", "the workload as a native spec in JSON (instead of a scenario)")
+	fl.StringVar(&o.Shard, "shard", nativerun.DefaultShard, "shard I of N to run, I from 0 (e.g. $(JOB_COMPLETION_INDEX)/4)")
+	fl.StringVar(&o.Results, "results", "", "where the windows go: tcp://HOST:PORT[?tls=true&ca=FILE&server_name=NAME] or a file (required)")
+	fl.StringArrayVar(&o.Targets, "target", nil, "a service's base URLs, SVC=URL[,URL…] in replica order (with a scenario; repeatable)")
+	fl.StringArrayVar(&o.Sets, "set", nil, "override a scenario value, e.g. workload.duration=30s (repeatable)")
+	fl.Int64Var(&o.Seed, "seed", 0, "seed of the keys and jitter (default: the scenario's)")
 }

@@ -12,10 +12,9 @@ import (
 
 	"github.com/chaosrun/chaosrun/export/k8s"
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/scenarioload"
-	"github.com/chaosrun/chaosrun/testbed"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 	"github.com/chaosrun/chaosrun/workloads/stream"
 )
 
@@ -127,12 +126,12 @@ func TestLoadCommandSpec(t *testing.T) {
 	}
 	dir := t.TempDir()
 	addr := strings.TrimPrefix(srv.URL, "http://")
-	_, err = runner.Native(runner.NativeConfig{Executable: "unused"})(runner.LoadSpec{Scenario: sc, Seed: 9, Duration: time.Second, OutDir: dir,
-		Instances: []testbed.Instance{{Service: "api", Address: addr}, {Service: "other", Address: "127.0.0.1:1"}}})
+	_, err = engine.Native(engine.NativeConfig{Executable: "unused"})(engine.LoadSpec{Scenario: sc, Seed: 9, Duration: time.Second, OutDir: dir,
+		Addresses: map[string][]string{"api": {addr}, "other": {"127.0.0.1:1"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := filepath.Join(dir, runner.NativeSpecFile)
+	spec := filepath.Join(dir, engine.NativeSpecFile)
 	var total int64
 	for _, shard := range []string{"0/2", "1/2"} {
 		out := filepath.Join(dir, "shard"+shard[:1]+".jsonl")
@@ -210,13 +209,13 @@ func TestNativeSpecBlastRadius(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls := runner.LoadSpec{Scenario: sc, Seed: 1, Duration: time.Second, OutDir: t.TempDir(),
-		Instances: []testbed.Instance{{Service: "api", Address: "10.1.2.3:80"}}}
-	if _, err := runner.Native(runner.NativeConfig{})(ls); err == nil || !strings.Contains(err.Error(), "outside this run's blast radius") {
+	ls := engine.LoadSpec{Scenario: sc, Seed: 1, Duration: time.Second, OutDir: t.TempDir(),
+		Addresses: map[string][]string{"api": {"10.1.2.3:80"}}}
+	if _, err := engine.Native(engine.NativeConfig{})(ls); err == nil || !strings.Contains(err.Error(), "outside this run's blast radius") {
 		t.Errorf("a target on 10.1.2.3: err = %v", err)
 	}
-	ls.Instances[0].Address = "127.0.0.1:80"
-	if _, err := runner.Native(runner.NativeConfig{})(ls); err != nil {
+	ls.Addresses["api"][0] = "127.0.0.1:80"
+	if _, err := engine.Native(engine.NativeConfig{})(ls); err != nil {
 		t.Errorf("a loopback target: %v", err)
 	}
 }

@@ -7,17 +7,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/chaosrun/chaosrun/internal/exitcode"
-)
-
-// Exit codes.
-const (
-	exitOK          = exitcode.OK
-	exitBreach      = exitcode.Breach
-	exitUsage       = exitcode.Usage
-	exitRunError    = exitcode.RunError
-	exitInterrupted = exitcode.Interrupted
+	"github.com/chaosrun/chaosrun/internal/logs"
+	"github.com/chaosrun/chaosrun/internal/suggest"
 )
 
 // Execute runs one command line and returns the process exit code.
@@ -36,7 +30,7 @@ func Execute(ctx context.Context, st *State, args []string) int {
 		}
 		return ee.Code
 	} else if err == nil {
-		return exitOK
+		return exitcode.OK
 	}
 	// cobra's own: an unknown command or flag, wrong arguments.
 	fmt.Fprintf(st.Stderr, "%s: %v\n", cmd.CommandPath(), err)
@@ -44,7 +38,7 @@ func Execute(ctx context.Context, st *State, args []string) int {
 		fmt.Fprintf(st.Stderr, "usage: %s\n", cmd.UseLine())
 	}
 	fmt.Fprintf(st.Stderr, "Run '%s --help' for more.\n", cmd.CommandPath())
-	return exitUsage
+	return exitcode.Usage
 }
 
 func newRoot(st *State) *cobra.Command {
@@ -64,7 +58,18 @@ checks that SLOs, bulkhead isolation and outlier ejection hold. Exit codes:
 	group(st, root, newRunCmd(st), newValidateCmd(st), newSchemaCmd(st), newServeCmd(st), newVersionCmd(st),
 		newImagesCmd(st), newCleanCmd(st), newDoctorCmd(st), newDiffCmd(st), newGamedayCmd(st),
 		newExportCmd(st), newFaultCmd(st), newInitCmd(st), newExportResultsCmd(st), newCatalogCmd(st), newSuperviseCmd(st), newLoadCmd(st), newJudgeCmd(st))
+	level := root.PersistentFlags().String("log-level", logs.DefaultLevel, "the harness's own diagnostics on stderr: "+strings.Join(logs.Levels, ", "))
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		ctx, err := logs.Into(c.Context(), st.Stderr, *level)
+		c.SetContext(ctx)
+		return err
+	}
 	harnessErrors(root)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		var names []string
+		c.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+		return suggest.UnknownFlag(err, names)
+	})
 	return root
 }
 
@@ -83,15 +88,14 @@ func group(st *State, cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command
 			}
 		}
 		msg := fmt.Sprintf("unknown command %q (allowed: %s)", args[0], strings.Join(names, ", "))
-		c.SuggestionsMinimumDistance = 2
-		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
-			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		if near := suggest.Nearest(args[0], names); near != "" {
+			msg += "; did you mean " + near + "?"
 		}
 		return errors.New(msg)
 	}
 	cmd.RunE = func(c *cobra.Command, _ []string) error {
 		fmt.Fprint(st.Stderr, c.UsageString())
-		return exitcode.Exit(exitUsage)
+		return exitcode.Exit(exitcode.Usage)
 	}
 	return cmd
 }
@@ -99,20 +103,20 @@ func group(st *State, cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command
 // harnessErrors makes an error a command returns without an exit code a
 // harness error (3): only cobra's own, about the command line, exit 2. A
 // command that fails once interrupted (a read given up on a signal) exits
-// 130, whatever it failed with.
+// 130, whatever it failed with, unless its code is a verdict's (Judged).
 func harnessErrors(c *cobra.Command) {
 	if run := c.RunE; run != nil {
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			err := run(cmd, args)
 			ee, ok := exitcode.As(err)
 			switch {
-			case err == nil:
+			case err == nil, ok && ee.Judged:
 			case cmd.Context().Err() != nil && ok:
-				ee.Code = exitInterrupted
+				ee.Code = exitcode.Interrupted
 			case cmd.Context().Err() != nil:
-				return exitcode.Fail(exitInterrupted, err)
+				return exitcode.Fail(exitcode.Interrupted, err)
 			case !ok:
-				return exitcode.Fail(exitRunError, err)
+				return exitcode.Fail(exitcode.RunError, err)
 			}
 			return err
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/report"
 	"github.com/chaosrun/chaosrun/scenario"
@@ -19,20 +18,16 @@ with --record of run records (run.json); with --diff of diff results (chaosrun d
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			gen := scenario.Schema
-			switch {
-			case recordSchema:
+			if recordSchema {
 				gen = record.Schema
-			case diffSchema:
+			} else if diffSchema {
 				gen = report.DiffSchema
 			}
 			b, err := gen()
-			if err != nil {
-				return exitcode.Fail(exitRunError, err)
+			if err == nil {
+				_, err = st.Stdout.Write(b)
 			}
-			if _, err := st.Stdout.Write(b); err != nil {
-				return exitcode.Fail(exitRunError, err)
-			}
-			return nil
+			return err // a harness error, 3
 		},
 	}
 	cmd.Flags().BoolVar(&recordSchema, "record", false, "the schema of run records (run.json)")

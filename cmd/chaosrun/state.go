@@ -9,8 +9,8 @@ import (
 
 	"github.com/chaosrun/chaosrun/internal/signals"
 	"github.com/chaosrun/chaosrun/internal/workdir"
-	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/testbed"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 )
 
 // State is everything a command touches outside itself (modelled on k6's
@@ -39,7 +39,7 @@ type State struct {
 	Signals func(context.Context) (context.Context, context.CancelFunc)
 	// NewLoad, when set, makes run's and gameday's load in place of load
 	// processes (tests inject a fake); no k6 is built then.
-	NewLoad runner.NewLoad
+	NewLoad engine.NewLoad
 	// NewTestbed, when set, makes run's and gameday's testbed in place of
 	// the one --testbed names (tests inject a fake).
 	NewTestbed func() testbed.Testbed

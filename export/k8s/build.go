@@ -113,7 +113,7 @@ func (b *builder) services() map[string][]string {
 	sc := b.sc
 	edges := sc.Edges()
 	toxiArgs := []string{"serve", "toxiproxy", "--listen", "0.0.0.0:" + strconv.Itoa(ToxiproxyAPIPort), "--seed", strconv.FormatInt(b.seed, 10)}
-	if sc.HasHTTPFaults() {
+	if sc.NeedsStage(scenario.StageHTTP) {
 		toxiArgs = append(toxiArgs, "--http-stage")
 	}
 	toxiPorts := []corev1.ContainerPort{{Name: "api", ContainerPort: ToxiproxyAPIPort, Protocol: corev1.ProtocolTCP}}

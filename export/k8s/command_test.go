@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/scenarioload"
@@ -22,28 +20,27 @@ import (
 func TestExportCommand(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
-		name, args, stdout, msg string
+		name, file, stdout, msg string
+		set                     func(*Flags)
 		code                    int
 	}{
-		{"on stdout", "catalog:bank-slow-vault", "name: chaosrun-load", "Job chaosrun-judge judges the run", exitcode.OK},
-		{"into a folder", "--out out catalog:bank-slow-vault", "wrote " + filepath.Join("out", "bank-slow-vault.yaml"), "", exitcode.OK},
-		{"a missing scenario", "missing.yaml", "", "missing.yaml", exitcode.Usage},
-		{"host faults", "catalog:bank-outlier-pause", "", "edge faults only", exitcode.Usage},
-		{"a missing CA", "--results-addr h:1 --results-ca ca.pem catalog:bank-slow-vault", "", "--results-ca", exitcode.Usage},
-		{"bad parallelism", "--parallelism 0 catalog:bank-slow-vault", "", "parallelism 0 out of range", exitcode.Usage},
+		{"on stdout", "catalog:bank-slow-vault", "name: chaosrun-load", "Job chaosrun-judge judges the run", nil, exitcode.OK},
+		{"into a folder", "catalog:bank-slow-vault", "wrote " + filepath.Join("out", "bank-slow-vault.yaml"), "", func(f *Flags) { f.Out = "out" }, exitcode.OK},
+		{"a missing scenario", "missing.yaml", "", "missing.yaml", nil, exitcode.Usage},
+		{"host faults", "catalog:bank-outlier-pause", "", "edge faults only", nil, exitcode.Usage},
+		{"a missing CA", "catalog:bank-slow-vault", "", "--results-ca", func(f *Flags) { f.ResultsAddr, f.CA = "h:1", "ca.pem" }, exitcode.Usage},
+		{"bad parallelism", "catalog:bank-slow-vault", "", "parallelism 0 out of range", func(f *Flags) { f.Parallelism = 0 }, exitcode.Usage},
 	}
 	getenv := func(string) string { return "" }
 	l := scenarioload.Loader{FS: workdir.FS{FS: os.DirFS("/"), Dir: dir}, K6: k6build.Options{Getenv: getenv, Dir: dir}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var f Flags
-			fl := pflag.NewFlagSet("k8s", pflag.ContinueOnError)
-			f.Register(fl, "")
-			if err := fl.Parse(strings.Fields(tt.args)); err != nil {
-				t.Fatal(err)
+			f := DefaultFlags()
+			if tt.set != nil {
+				tt.set(&f)
 			}
 			var stdout, stderr bytes.Buffer
-			err := f.Export(context.Background(), l, &stdout, &stderr, fl.Arg(0))
+			err := f.Export(context.Background(), l, &stdout, &stderr, tt.file)
 			code, said := exitcode.OK, stderr.String()
 			if ee, ok := exitcode.As(err); ok {
 				code = ee.Code

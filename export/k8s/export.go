@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -144,6 +145,10 @@ func Build(sc *scenario.Scenario, o Options) (*Manifests, error) {
 	return m, nil
 }
 
+// clusterNamespaces are the namespaces a cluster comes with: never the
+// export's, which it creates and deleting it deletes.
+var clusterNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
+
 // checkOptions says what is wrong with the options for a native or a k6
 // workload.
 func checkOptions(o Options, native bool) error {
@@ -156,6 +161,10 @@ func checkOptions(o Options, native bool) error {
 	}
 	for _, msg := range validation.IsDNS1123Label(o.Namespace) {
 		errs = append(errs, fmt.Errorf("namespace %q: %s", o.Namespace, msg))
+	}
+	if slices.Contains(clusterNamespaces, o.Namespace) {
+		errs = append(errs, fmt.Errorf("namespace %q is the cluster's own: the export holds a Namespace object, and `kubectl delete -f` of it would delete %s; "+
+			"give the run a namespace of its own (the default is chaosrun-SCENARIO)", o.Namespace, o.Namespace))
 	}
 	if o.ResultsAddr != "" {
 		if _, _, err := net.SplitHostPort(o.ResultsAddr); err != nil {

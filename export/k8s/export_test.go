@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/chaosrun/chaosrun/faults"
 	"github.com/chaosrun/chaosrun/scenario"
 )
 
@@ -24,7 +25,7 @@ const testCA = "-----BEGIN CERTIFICATE-----\nMIIBtest\n-----END CERTIFICATE-----
 func load(t *testing.T, name string) (*scenario.Scenario, Options) {
 	t.Helper()
 	file := filepath.Join("..", "..", "scenarios", name)
-	sc, err := scenario.Load(file, scenario.Options{})
+	sc, err := scenario.Load(file, scenario.Options{FaultStage: faults.StageOf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,6 +261,8 @@ func TestBuildRefuses(t *testing.T) {
 		{"results address without token", "bank-slow-vault.yaml", func(o *Options) { o.ResultsAddr = "h:1" }, "needs the receiver's token"},
 		{"TLS without an address", "bank-slow-vault.yaml", func(o *Options) { o.ResultsTLS = true }, "needs a results address"},
 		{"bad namespace", "bank-slow-vault.yaml", func(o *Options) { o.Namespace = "Load_Tests" }, `namespace "Load_Tests"`},
+		{"the cluster's own namespace", "bank-slow-vault.yaml", func(o *Options) { o.Namespace = "kube-system" }, `namespace "kube-system" is the cluster's own`},
+		{"default", "bank-slow-vault.yaml", func(o *Options) { o.Namespace = "default" }, `would delete default`},
 		{"host faults", "bank-outlier-pause.yaml", func(*Options) {}, "edge faults only, through Toxiproxy"},
 	}
 	for _, tt := range tests {

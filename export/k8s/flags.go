@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/workloads/stream"
@@ -26,20 +24,10 @@ type Flags struct {
 	CA string
 }
 
-// Register adds export k8s's flags to fl; token is --results-token's
-// default (the environment's CHAOSRUN_RESULTS_TOKEN).
-func (f *Flags) Register(fl *pflag.FlagSet, token string) {
-	o := &f.Options
-	fl.StringVar(&f.Out, "out", "", "write DIR/SCENARIO.yaml instead of printing the manifests")
-	fl.IntVar(&o.Parallelism, "parallelism", 1, fmt.Sprintf("load shards (1 to %d): Pods of the native load's Indexed Job, or k6 runners of the TestRun (engine: k6), each on its execution segment", MaxParallelism))
-	fl.StringVar(&o.Image, "image", "chaosrun:latest", "the chaosrun image you pushed (entrypoint: the chaosrun binary); serves the targets and Toxiproxy, runs the fault Job and the native load")
-	fl.StringVar(&o.K6Image, "k6-image", "chaosrun-k6:latest", "for engine: k6, a k6 image built with xk6-resilience, for the TestRun's runners")
-	fl.StringVar(&o.Namespace, "namespace", "", "namespace of every object (default chaosrun-SCENARIO)")
-	fl.StringVar(&o.ResultsAddr, "results-addr", "", "HOST:PORT of a results receiver outside the manifests (chaosrun judge --listen, chaosrun run --results-listen); default: a judge in the manifests receives")
-	fl.StringVar(&o.ResultsToken, "results-token", token, "the receiver's token (default: generated and printed; env CHAOSRUN_RESULTS_TOKEN)")
-	fl.BoolVar(&o.ResultsTLS, "results-tls", false, "runners connect to the receiver with TLS (system roots)")
-	fl.StringVar(&f.CA, "results-ca", "", "PEM file of the CA the runners trust for the receiver; implies --results-tls")
-	fl.DurationVar(&o.FaultDelay, "fault-delay", 30*time.Second, "with --results-addr: time from Toxiproxy being ready to the fault schedule's zero (with the manifests' judge, the schedule counts from load's start there)")
+// DefaultFlags are export k8s's defaults: one load shard, the images
+// `chaosrun images` names, a fault schedule 30s after Toxiproxy is ready.
+func DefaultFlags() Flags {
+	return Flags{Options: Options{Parallelism: 1, Image: "chaosrun:latest", K6Image: "chaosrun-k6:latest", FaultDelay: 30 * time.Second}}
 }
 
 // Settings are the manifests' options with fresh secrets (Toxiproxy's

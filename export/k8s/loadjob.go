@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/chaosrun/chaosrun/scenario"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 )
 
 // The native load's Indexed Job.
@@ -24,10 +25,12 @@ const (
 	noResults = "/dev/null"
 )
 
-// isNative reports whether the scenario's workload runs on the native
-// engine (an Indexed Job) rather than k6 (a TestRun).
+// isNative reports whether the scenario's engine runs as an Indexed Job
+// of `chaosrun load` shards (its registration says K8sJob) rather than a
+// k6-operator TestRun.
 func isNative(sc *scenario.Scenario) bool {
-	return sc.Workload.EngineName() == scenario.EngineNative
+	e, err := engine.Of(sc)
+	return err == nil && e.K8sJob
 }
 
 // loadJob adds the native load: an Indexed Job of Parallelism Pods, Pod i

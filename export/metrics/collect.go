@@ -88,7 +88,7 @@ func addTrend(b *builder, s record.Series, name string, labels []Label, t time.T
 		return err
 	}
 	div, unit := 1000.0, ""
-	if isTimeMetric(s.Metric) {
+	if record.IsTimeMetric(s.Metric) {
 		div, unit, name = 1e6, "s", name+"_seconds"
 	}
 	for _, q := range Quantiles {

@@ -72,19 +72,5 @@ func tagLabels(tags map[string]string, extra map[string]string) []Label {
 	return out
 }
 
-// isTimeMetric says whether a k6 trend holds durations in ms (k6's time
-// trends; the assertions read the same rule).
-func isTimeMetric(name string) bool {
-	if strings.HasSuffix(name, "_duration") {
-		return true
-	}
-	switch name {
-	case "http_req_blocked", "http_req_connecting", "http_req_tls_handshaking",
-		"http_req_sending", "http_req_waiting", "http_req_receiving":
-		return true
-	}
-	return false
-}
-
 // k6Name is the exported name of a k6 metric, before its suffix.
 func k6Name(metric string) string { return Prefix + "k6_" + sanitize(metric) }

@@ -22,6 +22,9 @@ const (
 type Error struct {
 	Code int
 	Err  error
+	// Judged marks a verdict's code that stands even when the command was
+	// interrupted (a game day ended by Ctrl-C is judged, not cut short).
+	Judged bool
 }
 
 // Error says the exit code and what went wrong.
@@ -44,6 +47,12 @@ func Fail(code int, err error) error { return &Error{Code: code, Err: err} }
 // Failf ends a command with code and a message.
 func Failf(code int, format string, args ...any) error {
 	return &Error{Code: code, Err: fmt.Errorf(format, args...)}
+}
+
+// Verdictf ends a command with a verdict's code, which an interrupt does
+// not turn into Interrupted.
+func Verdictf(code int, format string, args ...any) error {
+	return &Error{Code: code, Err: fmt.Errorf(format, args...), Judged: true}
 }
 
 // Harness is a harness error's exit code: Interrupted once ctx has ended,

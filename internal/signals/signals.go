@@ -94,3 +94,18 @@ func signalName(s os.Signal) string {
 	}
 	return s.String()
 }
+
+// UntilDone runs f, the work of a command that holds nothing to tear
+// down, and returns as soon as ctx ends (exit 130) even if f does not: a
+// read that blocks — a FIFO nobody writes to, a hung network filesystem —
+// cannot hold the command past Ctrl-C.
+func UntilDone(ctx context.Context, f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return exitcode.Failf(exitcode.Interrupted, "interrupted: %v", context.Cause(ctx))
+	}
+}

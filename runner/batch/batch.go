@@ -98,6 +98,10 @@ func Run(ctx context.Context, o Options) int {
 // returns its exit code.
 func (o *Options) one(ctx context.Context, ro runner.Options, dir string) int {
 	sc := ro.Scenario
+	if err := report.ClearStale(dir); err != nil {
+		fmt.Fprintf(o.Stderr, "chaosrun run: out dir: an earlier run's files: %v\n", err)
+		return exitcode.RunError
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
 		fmt.Fprintf(o.Stderr, "chaosrun run: out dir: %v\n", err)
 		return exitcode.RunError
@@ -117,7 +121,7 @@ func (o *Options) one(ctx context.Context, ro runner.Options, dir string) int {
 		o.Export(ctx, rec)
 	}
 	report.Table(o.Stdout, rec)
-	PrintLines(o.Stderr, "chaosrun run", werr)
+	report.PrintLines(o.Stderr, "chaosrun run", werr)
 	fmt.Fprintf(o.Stderr, "run record: %s\n", filepath.Join(dir, "run.json"))
 	switch {
 	case err != nil && (errors.Is(err, runner.ErrInterrupted) || ctx.Err() != nil):
@@ -129,27 +133,11 @@ func (o *Options) one(ctx context.Context, ro runner.Options, dir string) int {
 	case werr != nil:
 		return exitcode.RunError
 	case !report.Passed(rec):
-		var failed []string
-		for _, v := range rec.Verdicts {
-			if !v.Pass {
-				failed = append(failed, v.Assertion)
-			}
-		}
 		if rec.Aborted != "" {
 			fmt.Fprintf(o.Stderr, "chaosrun run: %s aborted: %s\n", sc.Name, rec.Aborted)
 		}
-		fmt.Fprintf(o.Stderr, "chaosrun run: %s breached: %s\n", sc.Name, strings.Join(failed, ", "))
+		fmt.Fprintf(o.Stderr, "chaosrun run: %s breached: %s\n", sc.Name, strings.Join(report.Failed(rec), ", "))
 		return exitcode.Breach
 	}
 	return exitcode.OK
-}
-
-// PrintLines prints each line of err to w after prefix.
-func PrintLines(w io.Writer, prefix string, err error) {
-	if err == nil {
-		return
-	}
-	for _, line := range strings.Split(err.Error(), "\n") {
-		fmt.Fprintf(w, "%s: %s\n", prefix, line)
-	}
 }

@@ -12,12 +12,12 @@ import (
 
 	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/runner/loadtest"
 	"github.com/chaosrun/chaosrun/runner/setup"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/scenarioload"
 	"github.com/chaosrun/chaosrun/testbed"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 )
 
 func parse(t *testing.T, name string, bound int) *scenario.Scenario {
@@ -37,7 +37,7 @@ func parse(t *testing.T, name string, bound int) *scenario.Scenario {
 func fakes(t *testing.T, runFor time.Duration) *setup.Setup {
 	t.Helper()
 	o := setup.Options{Testbed: "local", Shards: 1,
-		NewLoad: func(runner.LoadSpec) (runner.Load, error) {
+		NewLoad: func(engine.LoadSpec) (engine.Load, error) {
 			return &loadtest.Load{Windows: [][]record.Series{{{Metric: "http_reqs", Kind: record.Counter, Count: 10, Sum: 10}}}, RunFor: runFor}, nil
 		},
 		NewTestbed: func() testbed.Testbed { return &loadtest.Testbed{} }}

@@ -3,13 +3,12 @@ package batch
 import (
 	"context"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/export/metrics"
 	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/record"
 	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/runner/setup"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 )
 
 // Command is chaosrun run: its own flags, the testbed and shards, where
@@ -18,18 +17,11 @@ type Command struct {
 	Flags
 	Setup   setup.Flags
 	Results runner.ResultsFlags
-	Export  metrics.Flags
+	Export  metrics.Settings
 }
 
-// Register adds every flag of run to fl; getenv gives the defaults the
-// environment sets (CHAOSRUN_RESULTS_TOKEN, CHAOSRUN_EXPORT_*,
-// CHAOSRUN_GRAFANA_*).
-func (c *Command) Register(fl *pflag.FlagSet, getenv func(string) string) {
-	c.Flags.Register(fl)
-	c.Setup.Register(fl)
-	c.Results.Register(fl, getenv("CHAOSRUN_RESULTS_TOKEN"))
-	c.Export.Register(fl, getenv)
-}
+// NewCommand is run with every flag at its default.
+func NewCommand() Command { return Command{Flags: DefaultFlags(), Setup: setup.DefaultFlags()} }
 
 // Run checks the flags, validates every scenario args name, then runs
 // them in turn (see Run); the worst exit code ends the command.
@@ -64,12 +56,12 @@ func (c *Command) Run(ctx context.Context, env setup.Env, args []string) error {
 // check checks the flags, in the order run reports them, and gives the
 // results stream's settings and the export's configuration; its errors
 // are usage errors.
-func (c *Command) check(ctx context.Context, env setup.Env) (runner.Results, metrics.Config, error) {
+func (c *Command) check(ctx context.Context, env setup.Env) (engine.Results, metrics.Config, error) {
 	if err := c.Setup.CheckShards(); err != nil {
-		return runner.Results{}, metrics.Config{}, err
+		return engine.Results{}, metrics.Config{}, err
 	}
 	if err := c.Setup.CheckTestbed(); err != nil {
-		return runner.Results{}, metrics.Config{}, err
+		return engine.Results{}, metrics.Config{}, err
 	}
 	results, err := c.Results.Settings(ctx, env.Scenarios.FS, env.Stderr)
 	if err != nil {

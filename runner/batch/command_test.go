@@ -10,16 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/runner/loadtest"
 	"github.com/chaosrun/chaosrun/runner/setup"
 	"github.com/chaosrun/chaosrun/scenarioload"
 	"github.com/chaosrun/chaosrun/testbed"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
 
@@ -30,14 +28,14 @@ func fakeEnv(dir string, stdout, stderr *bytes.Buffer) setup.Env {
 	return setup.Env{
 		Scenarios: scenarioload.Loader{FS: workdir.FS{FS: os.DirFS("/"), Dir: dir}, K6: k6build.Options{Getenv: getenv, Dir: dir, Progress: stderr}},
 		Stdout:    stdout, Stderr: stderr, Getenv: getenv,
-		NewLoad: func(runner.LoadSpec) (runner.Load, error) {
+		NewLoad: func(engine.LoadSpec) (engine.Load, error) {
 			return &loadtest.Load{Windows: [][]record.Series{{{Metric: "http_reqs", Kind: record.Counter, Count: 10, Sum: 10}}}, RunFor: 10 * time.Millisecond}, nil
 		},
 		NewTestbed: func() testbed.Testbed { return &loadtest.Testbed{} },
 	}
 }
 
-// TestCommand: run's command line, from its flags to its exit code: bad
+// TestCommand: run's command, from its options to its exit code: bad
 // flags and scenarios are refused before anything runs (exit 2); the
 // scenarios run in turn into --out-dir, the worst outcome is the code.
 func TestCommand(t *testing.T) {
@@ -47,31 +45,32 @@ func TestCommand(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("version: 1\nname: bad\n"), 0o644)
 	tests := []struct {
-		name, args             string
+		name                   string
+		files                  []string
+		set                    func(*Command)
 		code                   int
 		stderr, output, record string
 	}{
-		{"holds", "holds.yaml --seed 7", exitcode.OK, "▶ holds", "holds/run.json", `"seed":7,`},
-		{"worst of two", "holds.yaml breaches.yaml", exitcode.Breach, "breaches breached: some-load", "breaches/run.json", ""},
-		{"shards out of range", "--load-shards 0 holds.yaml", exitcode.Usage, "", "", ""},
-		{"no such testbed", "--testbed k8s holds.yaml", exitcode.Usage, "", "", ""},
-		{"results listen not HOST:PORT", "--results-listen nope holds.yaml", exitcode.Usage, "", "", ""},
-		{"export label", "--export-label env holds.yaml", exitcode.Usage, "", "", ""},
-		{"a wrong scenario", "holds.yaml bad.yaml", exitcode.Usage, "bad.yaml", "", ""},
-		{"a missing file", "missing.yaml", exitcode.Usage, "", "", ""},
+		{"holds", []string{"holds.yaml"}, func(c *Command) { c.Seed = 7 }, exitcode.OK, "▶ holds", "holds/run.json", `"seed":7,`},
+		{"worst of two", []string{"holds.yaml", "breaches.yaml"}, nil, exitcode.Breach, "breaches breached: some-load", "breaches/run.json", ""},
+		{"shards out of range", []string{"holds.yaml"}, func(c *Command) { c.Setup.Shards = 0 }, exitcode.Usage, "", "", ""},
+		{"no such testbed", []string{"holds.yaml"}, func(c *Command) { c.Setup.Testbed = "k8s" }, exitcode.Usage, "", "", ""},
+		{"results listen not HOST:PORT", []string{"holds.yaml"}, func(c *Command) { c.Results.Listen = "nope" }, exitcode.Usage, "", "", ""},
+		{"export label", []string{"holds.yaml"}, func(c *Command) { c.Export.Labels = []string{"env"} }, exitcode.Usage, "", "", ""},
+		{"a wrong scenario", []string{"holds.yaml", "bad.yaml"}, nil, exitcode.Usage, "bad.yaml", "", ""},
+		{"a missing file", []string{"missing.yaml"}, nil, exitcode.Usage, "", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var c Command
+			c := NewCommand()
 			var stdout, stderr bytes.Buffer
 			env := fakeEnv(dir, &stdout, &stderr)
-			fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
-			c.Register(fl, env.Getenv)
 			out := t.TempDir()
-			if err := fl.Parse(append(strings.Fields(tt.args), "--quiet", "--out-dir", out)); err != nil {
-				t.Fatal(err)
+			c.Quiet, c.OutDir = true, out
+			if tt.set != nil {
+				tt.set(&c)
 			}
-			err := c.Run(context.Background(), env, fl.Args())
+			err := c.Run(context.Background(), env, tt.files)
 			code := exitcode.OK
 			if ee, ok := exitcode.As(err); ok {
 				code = ee.Code
@@ -87,5 +86,34 @@ func TestCommand(t *testing.T) {
 				t.Errorf("%s lacks %q (%v)", tt.output, tt.record, err)
 			}
 		})
+	}
+}
+
+// TestStaleFilesCleared: a run into an out dir an earlier run used leaves
+// none of that run's files: when the new one dies at start, CI finds no
+// earlier PASS beside its logs.
+func TestStaleFilesCleared(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "holds.yaml"), fmt.Appendf(nil, loadtest.ScenarioYAML, "holds", 5), 0o644)
+	out := t.TempDir()
+	stale := []string{"run.json", "junit.xml", "summary.md", "report.html", "run.json.tmp", "logs/old-service.log"}
+	for _, f := range stale {
+		p := filepath.Join(out, "holds", f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("an earlier run's PASS"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := NewCommand()
+	c.Quiet, c.OutDir = true, out
+	var stdout, stderr bytes.Buffer
+	env := fakeEnv(dir, &stdout, &stderr)
+	env.NewTestbed = func() testbed.Testbed { return &loadtest.Testbed{UpErr: fmt.Errorf("the engine is gone")} }
+	c.Run(context.Background(), env, []string{"holds.yaml"}) //nolint:errcheck // the files say
+	for _, f := range stale {
+		b, err := os.ReadFile(filepath.Join(out, "holds", f))
+		if err == nil && strings.Contains(string(b), "earlier run") {
+			t.Errorf("%s of the earlier run is still there", f)
+		}
 	}
 }

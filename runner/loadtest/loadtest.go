@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/chaosrun/chaosrun/record"
-	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/testbed"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 )
 
 // Load is a fake load: it starts after StartAfter, sends Windows one by one
@@ -55,9 +55,9 @@ type Load struct {
 	endedAt time.Time
 }
 
-// Factory returns a runner.NewLoad that hands out l.
-func (l *Load) Factory() runner.NewLoad {
-	return func(runner.LoadSpec) (runner.Load, error) { return l, nil }
+// Factory returns a engine.NewLoad that hands out l.
+func (l *Load) Factory() engine.NewLoad {
+	return func(engine.LoadSpec) (engine.Load, error) { return l, nil }
 }
 
 // OnWindow adds a watcher of windows.

@@ -5,10 +5,10 @@ import (
 	"io"
 
 	"github.com/chaosrun/chaosrun/internal/exitcode"
-	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/scenarioload"
 	"github.com/chaosrun/chaosrun/testbed"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 )
 
 // Env is what the commands that run scenarios (run, gameday) take from
@@ -27,7 +27,7 @@ type Env struct {
 	Getenv func(string) string
 	// NewLoad and NewTestbed, when set, replace every run's load and
 	// testbed (a test's fakes).
-	NewLoad    runner.NewLoad
+	NewLoad    engine.NewLoad
 	NewTestbed func() testbed.Testbed
 }
 
@@ -35,7 +35,7 @@ type Env struct {
 // Prepare) on the flags' testbed and shards, with k6 (--k6, resolved
 // against the working folder) and results; its errors end the command
 // (exit 3, 130 once interrupted).
-func (f Flags) Prepare(ctx context.Context, env Env, k6 string, results runner.Results, scs []*scenario.Scenario) (*Setup, error) {
+func (f Flags) Prepare(ctx context.Context, env Env, k6 string, results engine.Results, scs []*scenario.Scenario) (*Setup, error) {
 	o := Options{K6: env.Scenarios.K6, Testbed: f.Testbed, Executable: env.Executable, Shards: f.Shards, Results: results,
 		NewLoad: env.NewLoad, NewTestbed: env.NewTestbed}
 	o.K6.K6Path = env.Scenarios.FS.Path(k6)

@@ -9,9 +9,9 @@ import (
 
 	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/internal/workdir"
-	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/scenarioload"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
 
@@ -56,7 +56,7 @@ func TestFlagsPrepare(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := Flags{Testbed: "local", Shards: 3}
-			s, err := f.Prepare(tt.ctx, env, tt.k6, runner.Results{Listen: "127.0.0.1:0"}, []*scenario.Scenario{tt.sc})
+			s, err := f.Prepare(tt.ctx, env, tt.k6, engine.Results{Listen: "127.0.0.1:0"}, []*scenario.Scenario{tt.sc})
 			if tt.code == exitcode.OK {
 				if err != nil || s.o.Testbed != "local" || s.o.Shards != 3 || s.o.Executable != "/bin/chaosrun" || s.o.Results.Listen != "127.0.0.1:0" {
 					t.Fatalf("setup %+v, err %v", s, err)

@@ -1,10 +1,6 @@
 package setup
 
-import (
-	"fmt"
-
-	"github.com/spf13/pflag"
-)
+import "fmt"
 
 // Testbeds are the values --testbed allows.
 var Testbeds = []string{"local", "docker"}
@@ -16,11 +12,8 @@ type Flags struct {
 	Shards  int
 }
 
-// Register adds --testbed and --load-shards to fl.
-func (f *Flags) Register(fl *pflag.FlagSet) {
-	fl.StringVar(&f.Testbed, "testbed", "local", "where services run: local (child processes) or docker (containers)")
-	fl.IntVar(&f.Shards, "load-shards", 1, "run the workload as N load processes (each every Nth arrival; k6: execution segments) and merge their results")
-}
+// DefaultFlags are the flags' defaults: the local testbed, one shard.
+func DefaultFlags() Flags { return Flags{Testbed: "local", Shards: 1} }
 
 // CheckTestbed refuses a --testbed that is not there; errors are usage
 // errors.

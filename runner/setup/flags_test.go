@@ -1,35 +1,30 @@
 package setup
 
-import (
-	"strings"
-	"testing"
-
-	"github.com/spf13/pflag"
-)
+import "testing"
 
 func TestFlagsChecks(t *testing.T) {
 	tests := []struct {
-		args, wantTestbed, wantShards string
+		testbed                 string
+		shards                  int
+		wantTestbed, wantShards string
 	}{
-		{"", "", ""},
-		{"--testbed docker --load-shards 16", "", ""},
-		{"--testbed k8s", `--testbed "k8s" is not available (allowed: local, docker)`, ""},
-		{"--load-shards 0", "", "--load-shards 0 out of range (allowed: 1 to 16)"},
-		{"--load-shards 17", "", "--load-shards 17 out of range (allowed: 1 to 16)"},
+		{"local", 1, "", ""},
+		{"docker", 16, "", ""},
+		{"k8s", 1, `--testbed "k8s" is not available (allowed: local, docker)`, ""},
+		{"local", 0, "", "--load-shards 0 out of range (allowed: 1 to 16)"},
+		{"local", 17, "", "--load-shards 17 out of range (allowed: 1 to 16)"},
+	}
+	if d := DefaultFlags(); d.CheckTestbed() != nil || d.CheckShards() != nil {
+		t.Errorf("the defaults %+v do not pass their own checks", d)
 	}
 	for _, tt := range tests {
-		var f Flags
-		fl := pflag.NewFlagSet("run", pflag.ContinueOnError)
-		f.Register(fl)
-		if err := fl.Parse(strings.Fields(tt.args)); err != nil {
-			t.Fatal(err)
-		}
+		f := Flags{Testbed: tt.testbed, Shards: tt.shards}
 		for _, c := range []struct {
 			err  error
 			want string
 		}{{f.CheckTestbed(), tt.wantTestbed}, {f.CheckShards(), tt.wantShards}} {
 			if got := errString(c.err); got != c.want {
-				t.Errorf("%q: err %q, want %q", tt.args, got, c.want)
+				t.Errorf("%+v: err %q, want %q", f, got, c.want)
 			}
 		}
 	}

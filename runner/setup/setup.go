@@ -7,19 +7,18 @@ package setup
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/chaosrun/chaosrun/internal/buildinfo"
-	"github.com/chaosrun/chaosrun/runner"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/scenarioload"
 	"github.com/chaosrun/chaosrun/testbed"
 	"github.com/chaosrun/chaosrun/testbed/docker"
+	"github.com/chaosrun/chaosrun/workloads/engine"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
-	"github.com/chaosrun/chaosrun/workloads/native"
 )
 
 // Options say how runs are set up.
@@ -35,10 +34,10 @@ type Options struct {
 	// Shards is how many load processes a workload runs as.
 	Shards int
 	// Results says where the results streams are received.
-	Results runner.Results
+	Results engine.Results
 	// NewLoad, when set, is every run's load in place of load processes
 	// (a test's fake): no k6 is built then.
-	NewLoad runner.NewLoad
+	NewLoad engine.NewLoad
 	// NewTestbed, when set, makes every run's testbed (a test's fake).
 	NewTestbed func() testbed.Testbed
 }
@@ -57,10 +56,9 @@ type Setup struct {
 	Took time.Duration
 }
 
-// NeedsK6 reports whether any of the scenarios runs its workload on k6.
-func NeedsK6(scs []*scenario.Scenario) bool {
-	return slices.ContainsFunc(scs, func(sc *scenario.Scenario) bool { return sc.Workload.EngineName() == scenario.EngineK6 })
-}
+// NeedsK6 reports whether any of the scenarios runs its workload on an
+// engine that runs k6.
+func NeedsK6(scs []*scenario.Scenario) bool { return engine.NeedsTool(scs, "k6") }
 
 // Prepare finds the repository (none for an installed binary: what it
 // embeds serves), builds or checks k6 when one of the scenarios needs it
@@ -94,16 +92,22 @@ func Prepare(ctx context.Context, o Options, scs []*scenario.Scenario) (*Setup, 
 }
 
 // Load makes the load of sc's run: the options' (a test's fake), else
-// shards of `chaosrun load` processes for a native workload, or of k6 for
-// one with engine: k6, streaming where the results settings say.
-func (s *Setup) Load(sc *scenario.Scenario) runner.NewLoad {
-	switch {
-	case s.o.NewLoad != nil:
+// the one sc's engine makes (shards of `chaosrun load` processes for a
+// native workload, of k6 for one with engine: k6), streaming where the
+// results settings say. An engine not registered fails the run's load.
+func (s *Setup) Load(sc *scenario.Scenario) engine.NewLoad {
+	if s.o.NewLoad != nil {
 		return s.o.NewLoad
-	case sc.Workload.EngineName() == scenario.EngineK6:
-		return runner.K6(runner.K6Config{Binary: s.k6.Path, ScriptDir: s.scripts, Shards: s.o.Shards, Results: s.o.Results})
 	}
-	return runner.Native(runner.NativeConfig{Executable: s.o.Executable, Shards: s.o.Shards, Results: s.o.Results})
+	e, err := engine.Of(sc)
+	if err != nil {
+		return func(engine.LoadSpec) (engine.Load, error) { return nil, err }
+	}
+	o := engine.Options{Executable: s.o.Executable, ScriptDir: s.scripts, Shards: s.o.Shards, Results: s.o.Results}
+	if e.Tool == "k6" {
+		o.Tool = s.k6.Path
+	}
+	return e.New(o)
 }
 
 // Testbed is the testbed the options name for sc, its logs in logDir, or
@@ -119,13 +123,15 @@ func (s *Setup) Testbed(sc *scenario.Scenario, logDir string) testbed.Testbed {
 }
 
 // Versions are the record's versions of what ran sc's load: the engine
-// by name, and k6's version when it ran.
+// by name and what its registration names (k6's version when it ran).
 func (s *Setup) Versions(sc *scenario.Scenario) map[string]string {
 	v := map[string]string{"chaosrun": buildinfo.Version(), "engine": sc.Workload.EngineName()}
-	if v["engine"] == scenario.EngineK6 {
-		v["k6"] = s.k6.Version
-	} else {
-		v["native"] = native.Version
+	if e, err := engine.Of(sc); err == nil && e.Version != nil {
+		tool := ""
+		if e.Tool == "k6" {
+			tool = s.k6.Version
+		}
+		maps.Copy(v, e.Version(tool))
 	}
 	return v
 }

@@ -11,7 +11,6 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
-	"github.com/spf13/pflag"
 
 	"github.com/chaosrun/chaosrun/internal/exitcode"
 )
@@ -20,6 +19,9 @@ import (
 type Removed struct {
 	Containers []string // "name (run RUNID, scenario S)"
 	Networks   []string
+	// Volumes and Images are the named volumes a run created and the
+	// images it built for Compose services.
+	Volumes, Images []string
 	// Skipped lists runs left alone because their harness still runs.
 	Skipped []string
 }
@@ -32,13 +34,6 @@ type CleanOptions struct {
 	All bool
 	// DryRun lists without removing.
 	DryRun bool
-}
-
-// Register adds chaosrun clean's flags to fl.
-func (o *CleanOptions) Register(fl *pflag.FlagSet) {
-	fl.StringVar(&o.Run, "run", "", "only this run ID (label "+LabelRun+")")
-	fl.BoolVar(&o.All, "all", false, "also remove what runs whose harness still runs have made")
-	fl.BoolVar(&o.DryRun, "dry-run", false, "list what would go; remove nothing")
 }
 
 // Command is chaosrun clean: it removes (or lists) what runs left
@@ -138,7 +133,46 @@ func removeByLabel(ctx context.Context, cli *client.Client, label string, skip f
 		}
 		rm.Networks = append(rm.Networks, describe(n.Name, n.Labels))
 	}
+	if err := removeBuiltByLabel(ctx, cli, label, skip, &rm); err != nil {
+		errs = append(errs, err)
+	}
 	return rm, errors.Join(errs...)
+}
+
+// removeBuiltByLabel removes the volumes and images carrying label (a
+// Compose project's named volumes and built images), except those skip
+// keeps; only what a run labelled, never a volume it found.
+func removeBuiltByLabel(ctx context.Context, cli *client.Client, label string, skip func(map[string]string) bool, rm *Removed) error {
+	var errs []error
+	vs, err := cli.VolumeList(ctx, client.VolumeListOptions{Filters: make(client.Filters).Add("label", label)})
+	if err != nil {
+		return fmt.Errorf("docker: list volumes labelled %s: %w", label, err)
+	}
+	for _, v := range vs.Items {
+		if skip != nil && skip(v.Labels) {
+			continue
+		}
+		if _, err := cli.VolumeRemove(ctx, v.Name, client.VolumeRemoveOptions{Force: true}); err != nil && !cerrdefs.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("docker: remove volume %s: %w", v.Name, err))
+			continue
+		}
+		rm.Volumes = append(rm.Volumes, describe(v.Name, v.Labels))
+	}
+	is, err := cli.ImageList(ctx, client.ImageListOptions{Filters: make(client.Filters).Add("label", label)})
+	if err != nil {
+		return errors.Join(append(errs, fmt.Errorf("docker: list images labelled %s: %w", label, err))...)
+	}
+	for _, im := range is.Items {
+		if skip != nil && skip(im.Labels) {
+			continue
+		}
+		if _, err := cli.ImageRemove(ctx, im.ID, client.ImageRemoveOptions{Force: true, PruneChildren: true}); err != nil && !cerrdefs.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("docker: remove image %s: %w", short(im.ID), err))
+			continue
+		}
+		rm.Images = append(rm.Images, describe(strings.Join(im.RepoTags, ","), im.Labels))
+	}
+	return errors.Join(errs...)
 }
 
 // leftovers lists the containers and networks carrying label.
@@ -157,6 +191,20 @@ func leftovers(ctx context.Context, cli *client.Client, label string) ([]string,
 	}
 	for _, n := range ns.Items {
 		out = append(out, "network "+n.Name)
+	}
+	vs, err := cli.VolumeList(ctx, client.VolumeListOptions{Filters: make(client.Filters).Add("label", label)})
+	if err != nil {
+		return nil, fmt.Errorf("docker: list volumes labelled %s: %w", label, err)
+	}
+	for _, v := range vs.Items {
+		out = append(out, "volume "+v.Name)
+	}
+	is, err := cli.ImageList(ctx, client.ImageListOptions{Filters: make(client.Filters).Add("label", label)})
+	if err != nil {
+		return nil, fmt.Errorf("docker: list images labelled %s: %w", label, err)
+	}
+	for _, im := range is.Items {
+		out = append(out, "image "+strings.Join(im.RepoTags, ","))
 	}
 	return out, nil
 }
@@ -191,10 +239,16 @@ func (r Removed) Report(w io.Writer, dryRun bool) {
 	for _, n := range r.Networks {
 		fmt.Fprintf(w, "%s network %s\n", verb, n)
 	}
+	for _, v := range r.Volumes {
+		fmt.Fprintf(w, "%s volume %s\n", verb, v)
+	}
+	for _, im := range r.Images {
+		fmt.Fprintf(w, "%s image %s\n", verb, im)
+	}
 	for _, run := range r.Skipped {
 		fmt.Fprintf(w, "left run %s alone: its harness still runs (--all removes it too)\n", run)
 	}
-	if len(r.Containers)+len(r.Networks) == 0 {
+	if len(r.Containers)+len(r.Networks)+len(r.Volumes)+len(r.Images) == 0 {
 		fmt.Fprintln(w, "nothing left behind by chaosrun runs")
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/internal/exitcode"
 )
 
@@ -15,15 +13,7 @@ import (
 // code: a dry run of a run that left nothing says so; an engine that does
 // not answer exits 3.
 func TestCleanCommand(t *testing.T) {
-	var o CleanOptions
-	fl := pflag.NewFlagSet("clean", pflag.ContinueOnError)
-	o.Register(fl)
-	if err := fl.Parse([]string{"--run", "no-such-run-of-the-clean-test", "--dry-run"}); err != nil {
-		t.Fatal(err)
-	}
-	if o.Run != "no-such-run-of-the-clean-test" || !o.DryRun || o.All {
-		t.Fatalf("flags gave %+v", o)
-	}
+	o := CleanOptions{Run: "no-such-run-of-the-clean-test", DryRun: true}
 	t.Run("no engine", func(t *testing.T) {
 		t.Setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
 		err := o.Command(context.Background(), &bytes.Buffer{})

@@ -11,7 +11,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,6 +22,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/chaosrun/chaosrun/guard"
+	"github.com/chaosrun/chaosrun/internal/logs"
 	"github.com/chaosrun/chaosrun/scenario"
 	"github.com/chaosrun/chaosrun/testbed"
 )
@@ -69,7 +69,14 @@ type Testbed struct {
 	died      chan error
 	down      bool
 	stopWatch context.CancelFunc
+	watchCtx  context.Context // ends when the run's watchers must stop
 	watchers  sync.WaitGroup
+	// built maps each Compose service with build: to the image the run
+	// built for it; builtRefs, createdVolumes are what teardown removes.
+	built          map[string]string
+	builtRefs      []string
+	volumes        runVolumes
+	createdVolumes []string
 }
 
 // box is one container of the run.
@@ -84,9 +91,15 @@ type box struct {
 	health   scenario.Health
 	token    string
 
+	// restarts: the engine restarts the container when its process dies
+	// (a Compose restart policy).
+	restarts bool
+
 	mu          sync.Mutex
 	expectDown  bool // a host fault stopped or killed it
 	reportedDie bool
+	crash       *crashState // a host_kill the engine is to recover
+	recoveries  []recovery  // the engine's recoveries, in order
 }
 
 func (b *box) addr() string {
@@ -153,8 +166,12 @@ func (t *Testbed) Up(ctx context.Context, sc *scenario.Scenario) (topo *testbed.
 		return nil, errors.New("testbed: docker: already torn down")
 	}
 	t.cli, t.sc, t.byName, t.died = cli, sc, map[string]*box{}, make(chan error, 16)
+	t.built, t.volumes = map[string]string{}, runVolumes{}
 	t.mu.Unlock()
 	defer t.downIfFailed(ctx, &err)
+	if err := t.prepareProject(ctx, sc); err != nil {
+		return nil, err
+	}
 	if err := t.checkImages(ctx, sc); err != nil {
 		return nil, err
 	}
@@ -178,14 +195,12 @@ func (t *Testbed) Up(ctx context.Context, sc *scenario.Scenario) (topo *testbed.
 		return nil, err
 	}
 	topo = &testbed.Topology{Proxies: map[string]string{}, ToxiproxyURL: toxi.url, Died: t.died}
-	for _, name := range sc.StartOrder() {
-		if err := t.startService(ctx, sc, w, toxi, topo, name); err != nil {
-			return nil, err
-		}
+	if err := t.startAll(ctx, sc, w, toxi, topo); err != nil {
+		return nil, err
 	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	t.mu.Lock()
-	t.stopWatch = cancel
+	t.stopWatch, t.watchCtx = cancel, wctx
 	t.mu.Unlock()
 	t.watchers.Go(func() { t.watch(wctx) })
 	return topo, nil
@@ -217,7 +232,7 @@ type toxi struct {
 func (t *Testbed) toxiproxy(ctx context.Context, sc *scenario.Scenario, w *wiring) (*toxi, error) {
 	token := guard.NewToken()
 	args := []string{"serve", "toxiproxy", "--listen", "0.0.0.0:" + strconv.Itoa(ToxiproxyPort), "--seed", strconv.FormatInt(t.Seed, 10)}
-	if sc.HasHTTPFaults() {
+	if sc.NeedsStage(scenario.StageHTTP) {
 		args = append(args, "--http-stage") // an HTTP stage behind every proxy, inside the container
 	}
 	s := spec{name: "toxiproxy", image: t.Image, port: ToxiproxyPort, health: scenario.Health{Check: "/version"}, token: token,
@@ -265,13 +280,13 @@ func (t *Testbed) startService(ctx context.Context, sc *scenario.Scenario, w *wi
 		listen := "0.0.0.0:" + strconv.Itoa(proxyBasePort+i)
 		addr := "toxiproxy:" + strconv.Itoa(proxyBasePort+i)
 		if svc.ByName() {
-			dnet := w.depNet[name][e.To]
-			ip, ok := tx.ips[dnet]
-			if !ok {
-				return fmt.Errorf("testbed: docker: toxiproxy has no address on network %s", dnet)
+			var err error
+			if addr, err = t.byNameProxies(ctx, sc, w, tx, name, e, proxyBasePort+i); err != nil {
+				return err
 			}
-			port := strconv.Itoa(servicePort(sc.Services[e.To]))
-			listen, addr = net.JoinHostPort(ip, port), net.JoinHostPort(e.To, port)
+			topo.Proxies[e.Proxy] = addr
+			deps[e.To] = append(deps[e.To], addr)
+			continue
 		}
 		if err := createProxy(ctx, tx.url, e.Proxy, listen, w.upstream(sc, t.RunID, e.To, e.Replica)); err != nil {
 			return err
@@ -324,26 +339,9 @@ func servicePort(svc *scenario.Service) int {
 // alias is an instance's name on the network ("ledger.1" → "ledger-1").
 func alias(instance string) string { return strings.ReplaceAll(instance, ".", "-") }
 
-// serveArgs builds `serve RUN --listen 0.0.0.0:PORT --dep … --key=value`.
+// serveArgs are testbed.ServeArgs listening on the container's port.
 func serveArgs(svc *scenario.Service, deps map[string][]string) []string {
-	args := []string{"serve", svc.Run, "--listen", "0.0.0.0:" + strconv.Itoa(ChaosrunPort)}
-	names := make([]string, 0, len(deps))
-	for d := range deps {
-		names = append(names, d)
-	}
-	sort.Strings(names)
-	for _, d := range names {
-		args = append(args, "--dep", d+"="+strings.Join(deps[d], ","))
-	}
-	keys := make([]string, 0, len(svc.Config))
-	for k := range svc.Config {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		args = append(args, "--"+k+"="+svc.Config[k])
-	}
-	return args
+	return testbed.ServeArgs(svc, "0.0.0.0:"+strconv.Itoa(ChaosrunPort), deps)
 }
 
 // checkImages makes sure every image the scenario needs is here: the
@@ -360,7 +358,7 @@ func (t *Testbed) checkImages(ctx context.Context, sc *scenario.Scenario) error 
 			return fmt.Errorf("testbed: docker: service %s has only command: (the local testbed's); give it image: and port: to run it here", n)
 		}
 		if svc.Image != "" {
-			refs = append(refs, svc.Image)
+			refs = append(refs, t.imageFor(n, svc))
 		}
 	}
 	for _, ref := range refs {
@@ -382,7 +380,12 @@ func (t *Testbed) checkImages(ctx context.Context, sc *scenario.Scenario) error 
 	return nil
 }
 
-// freePort asks the kernel for a free port on 127.0.0.1.
+// freePort asks the kernel for a free port on 127.0.0.1 and lets it go:
+// the engine binds a published port by number, so no socket can be handed
+// to it. A fixed number (not the engine's pick, HostPort "") keeps a
+// container's address through a restart, where the engine would pick
+// anew; a port taken in between fails the start with "port is already
+// allocated", which run retries on new ports.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -396,7 +399,8 @@ func freePort() (int, error) {
 // port on a fixed 127.0.0.1 port and waits until it is healthy.
 func (t *Testbed) run(ctx context.Context, s spec) (*box, error) {
 	setupEnv()
-	b := &box{name: s.name, alias: alias(s.name), port: s.port, health: s.health, token: s.token, nets: s.nets}
+	b := &box{name: s.name, alias: alias(s.name), port: s.port, health: s.health, token: s.token, nets: s.nets, expectDown: s.job}
+	b.restarts = s.compose != nil && s.compose.restarts
 	if s.name == "toxiproxy" {
 		b.alias = "toxiproxy"
 	}
@@ -433,6 +437,13 @@ func (t *Testbed) run(ctx context.Context, s spec) (*box, error) {
 			return nil, fmt.Errorf("testbed: docker: start %s (%s): %w", s.name, s.image, err)
 		}
 	}
+	logs.From(ctx).Debug("container started", "name", s.name, "image", s.image, "id", b.id)
+	if s.job {
+		if err := t.waitJob(ctx, b); err != nil {
+			return nil, fmt.Errorf("testbed: docker: %s: %w%s", s.name, err, t.logTail(b))
+		}
+		return b, nil
+	}
 	if err := t.waitHealthy(ctx, b); err != nil {
 		return nil, fmt.Errorf("testbed: docker: %s not healthy (%s): %w%s", s.name, b.health, err, t.logTail(b))
 	}
@@ -446,6 +457,9 @@ func (t *Testbed) request(s spec, b *box) (testcontainers.ContainerRequest, erro
 	var exposed []string
 	b.extra = map[int]int{}
 	for k, p := range append([]int{s.port}, s.extraPorts...) {
+		if p == 0 {
+			continue // a service with no port (a worker): nothing to publish
+		}
 		hp, err := freePort()
 		if err != nil {
 			return testcontainers.ContainerRequest{}, fmt.Errorf("testbed: docker: %s: no free port: %w", s.name, err)
@@ -481,6 +495,9 @@ func (t *Testbed) request(s spec, b *box) (testcontainers.ContainerRequest, erro
 	}
 	if hc := dockerHealth(s.health); hc != nil {
 		req.ConfigModifier = func(c *container.Config) { c.Healthcheck = hc }
+	}
+	if x := s.compose; x != nil {
+		applyCompose(&req, x)
 	}
 	return req, nil
 }

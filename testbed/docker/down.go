@@ -54,6 +54,9 @@ func (t *Testbed) Down(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("testbed: docker: remove network %s: %w", short(id), err))
 		}
 	}
+	if err := t.removeProjectParts(ctx, cli); err != nil {
+		errs = append(errs, err)
+	}
 	// Anything the run labelled and the lists above missed (a container
 	// whose create answered late) goes too; then nothing may be left.
 	if t.RunID != "" {

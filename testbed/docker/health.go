@@ -34,6 +34,9 @@ func dockerHealth(h scenario.Health) *container.HealthConfig {
 // waitHealthy waits until b is ready: its health command reports healthy
 // (the engine runs it in the container), or its path or port answers.
 func (t *Testbed) waitHealthy(ctx context.Context, b *box) error {
+	if len(b.health.Command) == 0 && b.port == 0 {
+		return t.waitRunning(ctx, b) // no port, no health check: started is ready
+	}
 	if len(b.health.Command) == 0 {
 		return waitReady(ctx, b.readyAddr(), b.health.Check, t.ReadyTimeout)
 	}
@@ -119,4 +122,39 @@ func tcpReady(ctx context.Context, addr string) error {
 		return nil // it spoke first
 	}
 	return fmt.Errorf("%s dropped the connection: %w", addr, err)
+}
+
+// waitRunning waits until b's container runs.
+func (t *Testbed) waitRunning(ctx context.Context, b *box) error {
+	ctx, cancel := context.WithTimeout(ctx, t.ReadyTimeout)
+	defer cancel()
+	for !t.running(ctx, b) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (the container does not run)", ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// waitJob waits until a job's container has exited 0 (within the ready
+// timeout); another exit code is an error.
+func (t *Testbed) waitJob(ctx context.Context, b *box) error {
+	ctx, cancel := context.WithTimeout(ctx, t.ReadyTimeout)
+	defer cancel()
+	for {
+		res, err := t.cli.ContainerInspect(ctx, b.id, client.ContainerInspectOptions{})
+		if err == nil && res.Container.State != nil && !res.Container.State.Running && !res.Container.State.Restarting && res.Container.State.Status == container.StateExited {
+			if code := res.Container.State.ExitCode; code != 0 {
+				return fmt.Errorf("the job exited %d (the services after it need exit 0: depends_on condition service_completed_successfully)", code)
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the job did not finish within %s: %w", t.ReadyTimeout, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }

@@ -16,9 +16,12 @@ import (
 
 // requireDocker returns a client of the Docker engine. In CI (CI=true) an
 // unreachable engine fails the test; elsewhere the test is skipped, saying
-// why.
+// why. -short (make test-fast) skips it.
 func requireDocker(t *testing.T) *client.Client {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("real containers; not run with -short (make test-fast)")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cli, err := NewClient(ctx)

@@ -73,6 +73,11 @@ func (h hostAPI) Kill(ctx context.Context, instance string) error {
 		return err
 	}
 	b.setExpectDown(true)
+	if b.restarts {
+		// A crash, as its restart policy sees one: the engine brings it
+		// back, and Start waits for that.
+		return h.t.crash(ctx, b)
+	}
 	if _, err := h.t.cli.ContainerKill(ctx, b.id, client.ContainerKillOptions{Signal: "SIGKILL"}); err != nil {
 		return fmt.Errorf("docker kill %s: %w", instance, err)
 	}
@@ -85,6 +90,16 @@ func (h hostAPI) Start(ctx context.Context, instance string) error {
 	b, err := h.box(instance)
 	if err != nil {
 		return err
+	}
+	b.mu.Lock()
+	crashed := b.crash != nil
+	b.mu.Unlock()
+	if crashed {
+		if err := h.t.awaitRestart(ctx, b); err != nil {
+			return err
+		}
+		b.setExpectDown(false)
+		return nil
 	}
 	res, err := h.t.cli.ContainerInspect(ctx, b.id, client.ContainerInspectOptions{})
 	if err != nil {

@@ -25,6 +25,12 @@ type spec struct {
 	nets []netAttach
 	// hostGateway maps host.docker.internal to the engine's host.
 	hostGateway bool
+	// compose is what a Compose service's description adds; nil for
+	// every other service.
+	compose *composeExtras
+	// job: the container runs to completion (exit 0) before the services
+	// that start after it; the run does not count its exit as a death.
+	job bool
 }
 
 // serviceSpec is replica i of a service: a built-in target served by the
@@ -54,11 +60,21 @@ func (t *Testbed) serviceSpec(sc *scenario.Scenario, name string, i int, deps ma
 		s.env[guard.AdminTokenEnv] = token
 		return s, nil
 	}
-	s.image = svc.Image
+	s.image = t.imageFor(name, svc)
 	if im := svc.Imported; im != nil {
 		// A Compose service runs as its file says, its environment as it
 		// is: it reaches its dependencies under their names.
-		s.entrypoint, s.cmd = im.Entrypoint, im.Args
+		s.entrypoint, s.cmd, s.job = im.Entrypoint, im.Args, im.Job
+		if proj, cfg, ok := projectOf(svc, name); ok {
+			t.mu.Lock()
+			vols := t.volumes
+			t.mu.Unlock()
+			x, err := newComposeExtras(proj, cfg, vols)
+			if err != nil {
+				return spec{}, fmt.Errorf("testbed: docker: %w", err)
+			}
+			s.compose = &x
+		}
 		return s, nil
 	}
 	// The user's own image keeps its command; it learns its dependencies

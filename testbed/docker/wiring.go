@@ -1,6 +1,8 @@
 package docker
 
 import (
+	"context"
+	"fmt"
 	"net"
 	"net/netip"
 	"slices"
@@ -55,9 +57,9 @@ func planWiring(sc *scenario.Scenario, runID string, edges []scenario.Edge) *wir
 		order := []string{home}
 		used := map[string][]int{} // network → dependency ports on it
 		for _, dep := range svc.DependsOn {
-			port := servicePort(sc.Services[dep])
+			ports := append([]int{servicePort(sc.Services[dep])}, sc.Services[dep].ExtraPorts()...)
 			k, net := 0, home
-			for slices.Contains(used[net], port) {
+			for slices.ContainsFunc(ports, func(p int) bool { return slices.Contains(used[net], p) }) {
 				k++
 				net = home + "-" + strconv.Itoa(k)
 			}
@@ -65,8 +67,12 @@ func planWiring(sc *scenario.Scenario, runID string, edges []scenario.Edge) *wir
 				order = append(order, net)
 				w.nets[name] = append(w.nets[name], netAttach{name: net})
 			}
-			used[net] = append(used[net], port)
-			toxiAliases[net] = append(toxiAliases[net], dep)
+			used[net] = append(used[net], ports...)
+			names := depNames(sc, name, dep)
+			if sc.Services[dep].Replicas > 1 {
+				names = nil // relays hold them, one per replica's edge
+			}
+			toxiAliases[net] = append(toxiAliases[net], names...)
 			w.depNet[name][dep] = net
 		}
 		for _, n := range order {
@@ -133,4 +139,75 @@ func containerSide(addr string) string {
 		return net.JoinHostPort(hostGateway, port)
 	}
 	return addr
+}
+
+// depNames are the names under which caller reaches dep, each of which
+// must resolve to the edge's proxy: dep's name and, for Compose services,
+// its container_name and its aliases on the networks the two share.
+func depNames(sc *scenario.Scenario, caller, dep string) []string {
+	names := []string{dep}
+	_, from, ok1 := projectOf(sc.Services[caller], caller)
+	_, to, ok2 := projectOf(sc.Services[dep], dep)
+	if !ok1 || !ok2 {
+		return names
+	}
+	if to.ContainerName != "" {
+		names = append(names, to.ContainerName)
+	}
+	for net, cfg := range to.Networks {
+		if _, shared := from.Networks[net]; !shared && !(len(from.Networks) == 0 && net == "default") {
+			continue
+		}
+		if cfg != nil {
+			names = append(names, cfg.Aliases...)
+		}
+	}
+	slices.Sort(names[1:])
+	return slices.Compact(names)
+}
+
+// byNameProxies creates the proxies of edge e of a service that reaches
+// its dependencies by name: one per port the dependency listens on (the
+// edge's proxy for the first, PortProxy's name for the others). For a
+// dependency of one replica they listen at Toxiproxy's address on the
+// caller's network for it, on the dependency's own ports, under its names.
+// For a replicated one they listen on Toxiproxy's ports from base (then
+// base+1000, …), and a relay container per replica holds the names on
+// that network, so that the name resolves to every replica's edge. It
+// returns the address the caller dials for the first port.
+func (t *Testbed) byNameProxies(ctx context.Context, sc *scenario.Scenario, w *wiring, tx *toxi, caller string, e scenario.Edge, base int) (string, error) {
+	dnet := w.depNet[caller][e.To]
+	ip, ok := tx.ips[dnet]
+	if !ok {
+		return "", fmt.Errorf("testbed: docker: toxiproxy has no address on network %s", dnet)
+	}
+	dep := sc.Services[e.To]
+	ports := append([]int{servicePort(dep)}, dep.ExtraPorts()...)
+	relayed := dep.Replicas > 1
+	var pairs []string
+	for k, port := range ports {
+		name := e.Proxy
+		if k > 0 {
+			name = scenario.PortProxy(e.Proxy, port)
+		}
+		p := strconv.Itoa(port)
+		listen := net.JoinHostPort(ip, p)
+		if relayed {
+			lp := strconv.Itoa(base + 1000*k)
+			listen = "0.0.0.0:" + lp
+			pairs = append(pairs, "--pair", "0.0.0.0:"+p+"=toxiproxy:"+lp)
+		}
+		upstream := net.JoinHostPort(ctrName(t.RunID, alias(sc.InstanceName(e.To, e.Replica))), p)
+		if err := createProxy(ctx, tx.url, name, listen, upstream); err != nil {
+			return "", err
+		}
+	}
+	if relayed {
+		s := spec{name: "relay-" + strings.ReplaceAll(e.Proxy, "->", "-"), image: t.Image, cmd: append([]string{"serve", "relay"}, pairs...),
+			nets: []netAttach{{name: dnet, aliases: depNames(sc, caller, e.To)}, {name: w.main}}}
+		if _, err := t.run(ctx, s); err != nil {
+			return "", err
+		}
+	}
+	return net.JoinHostPort(e.To, strconv.Itoa(ports[0])), nil
 }

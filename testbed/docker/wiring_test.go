@@ -1,9 +1,14 @@
 package docker
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/compose-spec/compose-go/v2/loader"
+	"github.com/compose-spec/compose-go/v2/types"
 
 	"github.com/chaosrun/chaosrun/scenario"
 )
@@ -73,5 +78,73 @@ func TestComposeServiceSpec(t *testing.T) {
 	}
 	if !slices.Equal(s.health.Command, []string{"/app", "-check", "8080"}) || dockerHealth(s.health).Test[0] != "CMD" {
 		t.Errorf("health = %v", s.health)
+	}
+}
+
+func TestDepNamesFollowComposeNames(t *testing.T) {
+	yml := `services:
+  app:
+    image: app:dev
+    networks: [backend]
+  db:
+    image: postgres-local:15-bookworm
+    container_name: items-db
+    networks:
+      backend:
+        aliases: [database, pg]
+      other:
+        aliases: [not-shared]
+networks: {backend: {}, other: {}}
+`
+	sc := projectScenario(t, yml, "app", "db")
+	got := depNames(sc, "app", "db")
+	want := []string{"db", "database", "items-db", "pg"}
+	if !slices.Equal(got, want) {
+		t.Errorf("depNames = %v, want %v", got, want)
+	}
+}
+
+// projectScenario is a scenario of the named services of a Compose file
+// (yml), loaded by compose-go as the import loads it.
+func projectScenario(t *testing.T, yml string, names ...string) *scenario.Scenario {
+	t.Helper()
+	dir := t.TempDir()
+	proj, err := loader.LoadWithContext(context.Background(), types.ConfigDetails{
+		WorkingDir:  dir,
+		ConfigFiles: []types.ConfigFile{{Filename: filepath.Join(dir, "compose.yaml"), Content: []byte(yml)}},
+	}, func(o *loader.Options) { o.SetProjectName("items", true) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &scenario.Scenario{Services: map[string]*scenario.Service{}}
+	for _, n := range names {
+		sc.Services[n] = &scenario.Service{Image: proj.Services[n].Image, Imported: &scenario.Imported{Project: proj}}
+	}
+	return sc
+}
+
+func TestReplicatedDependencyByNameIsRelayed(t *testing.T) {
+	yml := `services:
+  web:
+    image: nginx-local:1.22-bookworm
+    depends_on: [api]
+  api:
+    image: api:dev
+    deploy: {replicas: 3}
+`
+	sc := projectScenario(t, yml, "web", "api")
+	sc.Services["web"].DependsOn = []string{"api"}
+	for _, tc := range []struct {
+		replicas int
+		want     string
+	}{
+		{3, "[{chaosrun-r [toxiproxy]} {chaosrun-r-api []} {chaosrun-r-web []}]"}, // relays hold "api"
+		{1, "[{chaosrun-r [toxiproxy]} {chaosrun-r-api []} {chaosrun-r-web [api]}]"},
+	} {
+		sc.Services["api"].Replicas = tc.replicas
+		w := planWiring(sc, "r", sc.Edges())
+		if got := fmt.Sprint(w.toxi); got != tc.want {
+			t.Errorf("%d replicas: toxiproxy's networks %s, want %s", tc.replicas, got, tc.want)
+		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaosrun/chaosrun/models/wire"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
 )
 
@@ -228,14 +229,7 @@ func seriesIn(t *testing.T, path, metric string) map[string]float64 {
 	}
 	out := map[string]float64{}
 	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
-		var msg struct {
-			Type   string `json:"type"`
-			Series []struct {
-				Metric string            `json:"metric"`
-				Tags   map[string]string `json:"tags"`
-				Sum    float64           `json:"sum"`
-			} `json:"series"`
-		}
+		var msg wire.Envelope
 		if err := json.Unmarshal(line, &msg); err != nil {
 			t.Fatalf("%s: %v: %s", path, err, line)
 		}

@@ -55,6 +55,16 @@ var builtin = [mCustom]struct {
 	mResGoodput:       {client.MetricGoodput, record.Rate},
 }
 
+// MetricNames are the metrics the engine emits for every stream (a
+// stream's own metrics: aside).
+func MetricNames() []string {
+	out := make([]string, len(builtin))
+	for i, b := range builtin {
+		out[i] = b.name
+	}
+	return out
+}
+
 // maxSeriesPerWindow caps one second's series, as the k6 output does.
 const maxSeriesPerWindow = 10000
 

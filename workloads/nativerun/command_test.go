@@ -1,4 +1,4 @@
-package nativerun
+package nativerun_test
 
 import (
 	"bytes"
@@ -10,12 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/scenarioload"
 	"github.com/chaosrun/chaosrun/workloads/k6build"
+	"github.com/chaosrun/chaosrun/workloads/nativerun"
 )
 
 // oneStream is a native workload of one stream to one service.
@@ -43,32 +42,32 @@ func TestRunShard(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "bad.yaml"), []byte("version: 1\nname: bad\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "spec.json"), []byte("{not json"), 0o644)
 	tests := []struct {
-		name, args string
-		code       int
-		msg        string
+		name string
+		o    nativerun.Options
+		args []string
+		code int
+		msg  string
 	}{
-		{"runs", "one.yaml --target api=" + srv.URL + " --results out.jsonl", exitcode.OK, ""},
-		{"a bad shard", "one.yaml --shard 1/1 --results out.jsonl", exitcode.Usage, "--shard: "},
-		{"no workload", "--results out.jsonl", exitcode.Usage, "no workload"},
-		{"a bad spec", "--spec spec.json --results out.jsonl", exitcode.Usage, "spec.json"},
-		{"a missing spec", "--spec missing.json --results out.jsonl", exitcode.Usage, "missing.json"},
-		{"a wrong scenario", "bad.yaml --results out.jsonl", exitcode.Usage, "bad.yaml"},
-		{"no target", "one.yaml --results out.jsonl", exitcode.Usage, "api"},
-		{"no results", "one.yaml --target api=" + srv.URL, exitcode.Usage, "--results is required"},
+		{"runs", nativerun.Options{Targets: []string{"api=" + srv.URL}, Results: "out.jsonl"}, []string{"one.yaml"}, exitcode.OK, ""},
+		{"a bad shard", nativerun.Options{Shard: "1/1", Results: "out.jsonl"}, []string{"one.yaml"}, exitcode.Usage, "--shard: "},
+		{"no workload", nativerun.Options{Results: "out.jsonl"}, nil, exitcode.Usage, "no workload"},
+		{"a bad spec", nativerun.Options{Spec: "spec.json", Results: "out.jsonl"}, nil, exitcode.Usage, "spec.json"},
+		{"a missing spec", nativerun.Options{Spec: "missing.json", Results: "out.jsonl"}, nil, exitcode.Usage, "missing.json"},
+		{"a wrong scenario", nativerun.Options{Results: "out.jsonl"}, []string{"bad.yaml"}, exitcode.Usage, "bad.yaml"},
+		{"no target", nativerun.Options{Results: "out.jsonl"}, []string{"one.yaml"}, exitcode.Usage, "api"},
+		{"no results", nativerun.Options{Targets: []string{"api=" + srv.URL}}, []string{"one.yaml"}, exitcode.Usage, "--results is required"},
 	}
 	getenv := func(string) string { return "" }
 	l := scenarioload.Loader{FS: workdir.FS{FS: os.DirFS("/"), Dir: dir}, K6: k6build.Options{Getenv: getenv, Dir: dir}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			os.Remove(filepath.Join(dir, "out.jsonl"))
-			var o Options
-			fl := pflag.NewFlagSet("load", pflag.ContinueOnError)
-			o.Register(fl)
-			if err := fl.Parse(strings.Fields(tt.args)); err != nil {
-				t.Fatal(err)
+			o := tt.o
+			if o.Shard == "" {
+				o.Shard = nativerun.DefaultShard
 			}
 			var stderr bytes.Buffer
-			err := o.RunShard(context.Background(), l, &stderr, "", fl.Args())
+			err := o.RunShard(context.Background(), l.FS, l, &stderr, "", tt.args)
 			code, said := exitcode.OK, stderr.String()
 			if ee, ok := exitcode.As(err); ok {
 				code = ee.Code

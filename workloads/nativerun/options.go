@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/internal/workdir"
 	"github.com/chaosrun/chaosrun/workloads/native"
 )
 
-// Options are chaosrun load's flags: the workload (a spec, or a scenario
+// Options are chaosrun load's settings, as its flags give them: the workload (a spec, or a scenario
 // aimed at targets), the shard to run and where its windows go.
 type Options struct {
 	Spec, Shard, Results string
@@ -19,15 +17,8 @@ type Options struct {
 	Seed                 int64
 }
 
-// Register adds load's flags to fl.
-func (o *Options) Register(fl *pflag.FlagSet) {
-	fl.StringVar(&o.Spec, "spec", "", "the workload as a native spec in JSON (instead of a scenario)")
-	fl.StringVar(&o.Shard, "shard", "0/1", "shard I of N to run, I from 0 (e.g. $(JOB_COMPLETION_INDEX)/4)")
-	fl.StringVar(&o.Results, "results", "", "where the windows go: tcp://HOST:PORT[?tls=true&ca=FILE&server_name=NAME] or a file (required)")
-	fl.StringArrayVar(&o.Targets, "target", nil, "a service's base URLs, SVC=URL[,URL…] in replica order (with a scenario; repeatable)")
-	fl.StringArrayVar(&o.Sets, "set", nil, "override a scenario value, e.g. workload.duration=30s (repeatable)")
-	fl.Int64Var(&o.Seed, "seed", 0, "seed of the keys and jitter (default: the scenario's)")
-}
+// DefaultShard is --shard's default: the whole workload in one process.
+const DefaultShard = "0/1"
 
 // ParseShard is --shard's shard; errors are usage errors.
 func (o *Options) ParseShard() (native.Shard, error) {

@@ -5,32 +5,29 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spf13/pflag"
-
 	"github.com/chaosrun/chaosrun/internal/workdir"
 )
 
 func TestOptionsChecks(t *testing.T) {
 	tests := []struct {
-		name, args string
-		scenario   bool
-		wantErr    string
+		name     string
+		o        Options
+		scenario bool
+		wantErr  string
 	}{
-		{"a spec", "--spec s.json --results r.jsonl", false, ""},
-		{"a scenario with targets", "--target bank=http://127.0.0.1:1 --results r.jsonl", true, ""},
-		{"both", "--spec s.json --results r.jsonl", true, "give --spec FILE or a scenario, not both"},
-		{"a spec with a target", "--spec s.json --target bank=x --results r.jsonl", false, "--target, --set and --seed go with a scenario"},
-		{"neither", "--results r.jsonl", false, "no workload: give --spec FILE or a scenario file"},
-		{"no results", "--spec s.json", false, "--results is required"},
-		{"a bad shard", "--spec s.json --shard 2/2 --results r.jsonl", false, "--shard: "},
+		{"a spec", Options{Spec: "s.json", Results: "r.jsonl"}, false, ""},
+		{"a scenario with targets", Options{Targets: []string{"bank=http://127.0.0.1:1"}, Results: "r.jsonl"}, true, ""},
+		{"both", Options{Spec: "s.json", Results: "r.jsonl"}, true, "give --spec FILE or a scenario, not both"},
+		{"a spec with a target", Options{Spec: "s.json", Targets: []string{"bank=x"}, Results: "r.jsonl"}, false, "--target, --set and --seed go with a scenario"},
+		{"neither", Options{Results: "r.jsonl"}, false, "no workload: give --spec FILE or a scenario file"},
+		{"no results", Options{Spec: "s.json"}, false, "--results is required"},
+		{"a bad shard", Options{Spec: "s.json", Shard: "2/2", Results: "r.jsonl"}, false, "--shard: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var o Options
-			fl := pflag.NewFlagSet("load", pflag.ContinueOnError)
-			o.Register(fl)
-			if err := fl.Parse(strings.Fields(tt.args)); err != nil {
-				t.Fatal(err)
+			o := tt.o
+			if o.Shard == "" {
+				o.Shard = DefaultShard
 			}
 			_, err := o.ParseShard()
 			if err == nil {

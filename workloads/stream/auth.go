@@ -13,6 +13,7 @@ import (
 
 	"github.com/chaosrun/chaosrun/guard"
 	"github.com/chaosrun/chaosrun/internal/workdir"
+	"github.com/chaosrun/chaosrun/models/wire"
 )
 
 // Bounds on connections that have not yet shown a hello with the run's
@@ -102,19 +103,6 @@ func ServerTLS(ctx context.Context, certFile, keyFile string) (*tls.Config, erro
 	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
 }
 
-// helloAuth is the part of a hello that authenticates a connection.
-type helloAuth struct {
-	Type    string `json:"type"`
-	Version int    `json:"version"`
-	Token   string `json:"token"`
-}
-
-// reply is the receiver's one answer to a hello: welcome or refused.
-type reply struct {
-	Type  string `json:"type"`
-	Error string `json:"error,omitempty"`
-}
-
 // readHello reads a connection's first line, which must be a hello, within
 // timeout and maxHello bytes; with a token, the hello must carry it. It
 // returns the line (a copy) for the decoder, and whether its sender waits
@@ -132,8 +120,8 @@ func readHello(c net.Conn, br *bufio.Reader, token []byte, timeout time.Duration
 	case isTimeout(err):
 		return nil, false, refuseAs(reasonNoHello, "no hello within %s", timeout)
 	}
-	var h helloAuth
-	if jerr := json.Unmarshal(line, &h); jerr != nil || h.Type != "hello" {
+	var h wire.Hello
+	if jerr := json.Unmarshal(line, &h); jerr != nil || h.Type != wire.TypeHello {
 		return nil, false, refuseAs(reasonNotHello, "its first message is not a hello")
 	}
 	answers = h.Token != ""
@@ -169,12 +157,12 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout()
 }
 
-// answer writes the receiver's reply to a hello; a peer that does not
-// read it is not harmed.
+// answer writes the receiver's answer to a hello (welcome or refused); a
+// peer that does not read it is not harmed.
 func answer(c net.Conn, refused error) {
-	r := reply{Type: "welcome"}
+	r := wire.Answer{Type: wire.TypeWelcome}
 	if refused != nil {
-		r = reply{Type: "refused", Error: refused.Error()}
+		r = wire.Answer{Type: wire.TypeRefused, Error: refused.Error()}
 	}
 	b, _ := json.Marshal(r)
 	_ = c.SetWriteDeadline(time.Now().Add(replyTimeout))

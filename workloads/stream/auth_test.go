@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chaosrun/chaosrun/models/wire"
 )
 
 // testCert makes a self-signed certificate for 127.0.0.1 and localhost, and
@@ -79,14 +81,14 @@ func (cl *client) send(t *testing.T, lines ...string) {
 }
 
 // reply reads the receiver's answer to the hello.
-func (cl *client) reply(t *testing.T) reply {
+func (cl *client) reply(t *testing.T) wire.Answer {
 	t.Helper()
 	_ = cl.c.SetReadDeadline(time.Now().Add(5 * time.Second))
 	line, err := cl.br.ReadBytes('\n')
 	if err != nil {
 		t.Fatalf("no reply to the hello: %v", err)
 	}
-	var r reply
+	var r wire.Answer
 	if err := json.Unmarshal(line, &r); err != nil {
 		t.Fatalf("reply %q: %v", line, err)
 	}

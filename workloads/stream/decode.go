@@ -14,11 +14,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/chaosrun/chaosrun/models/wire"
 	"github.com/chaosrun/chaosrun/record"
 )
 
-// WireVersion is the stream line format this package reads.
-const WireVersion = 1
+// WireVersion is the stream line format this package reads and writes.
+const WireVersion = wire.Version
 
 // Limits on what a stream may hold.
 const (
@@ -39,15 +40,19 @@ const (
 // so that their over-long lines cost little.
 var lineLimit = MaxLine
 
-// Hello is the stream's first message.
+// Hello is what a stream's first message (a wire.Hello) says of its
+// sender; the token stays with the receiver's check of the connection.
 type Hello struct {
-	Version   int    `json:"version"`
-	K6        string `json:"k6,omitempty"`
-	Extension string `json:"extension"`
+	// Version is the line format's version (WireVersion).
+	Version int
+	// K6 is the k6 version of a k6 engine; empty for another engine.
+	K6 string
+	// Extension names the engine that writes the stream and its version.
+	Extension string
 	// Shard names the load shard that sends the stream ("1/4": shard 1 of
 	// 4, from 0), when it says; a receiver of several shards' streams
 	// tells them apart by it.
-	Shard string `json:"shard,omitempty"`
+	Shard string
 }
 
 // Summary is everything a stream said.
@@ -82,32 +87,29 @@ type Summary struct {
 	CopyErr error
 }
 
-// envelope is any one line of the stream.
-type envelope struct {
-	Type      string          `json:"type"`
-	Version   int             `json:"version"`
-	K6        string          `json:"k6"`
-	Extension string          `json:"extension"`
-	Shard     string          `json:"shard"`
-	Start     string          `json:"start"`
-	Series    []record.Series `json:"series"`
-	Dropped   int64           `json:"dropped"`
-}
-
 // Decode reads a whole stream, as the output's file sink writes it. The
 // error joins the malformed lines' errors (and any read error); the summary
 // holds all that could be read either way.
-func Decode(r io.Reader) (Summary, error) { return decode(r, false) }
+func Decode(r io.Reader) (Summary, error) { return decode(r, false, &state{}) }
 
 // DecodeResults decodes a results file as Decode does, but a line longer
 // than MaxLine ends the reading, its error the last (what came before is
 // kept): a file is not a connection whose sender goes on sending, and an
 // endless one (/dev/zero) would be read through forever.
-func DecodeResults(r io.Reader) (Summary, error) { return decode(r, true) }
+func DecodeResults(r io.Reader) (Summary, error) { return decode(r, true, &state{}) }
 
-func decode(r io.Reader, stopAtLong bool) (Summary, error) {
-	var st state
+// DecodeResultsTo decodes a results file as DecodeResults does, keeping
+// only the metrics keep keeps (nil: all), and moves its windows to log as
+// they settle, so that what it holds does not grow with the file's
+// length: the summary's Windows are those log could not take (LogErr
+// says why). A nil log keeps them all in the summary.
+func DecodeResultsTo(r io.Reader, log *WindowLog, keep func(metric string) bool) (Summary, error) {
+	return decode(r, true, &state{log: log, keep: keep})
+}
+
+func decode(r io.Reader, stopAtLong bool, st *state) (Summary, error) {
 	rerr := st.read(r, "", stopAtLong)
+	st.settleAll()
 	sum := st.summary()
 	return sum, errors.Join(append(sum.Errors, rerr)...)
 }
@@ -241,34 +243,40 @@ func (st *state) handle(line []byte) error {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return errors.New("empty line")
 	}
-	var e envelope
+	var e wire.Envelope
 	if err := json.Unmarshal(line, &e); err != nil {
 		return fmt.Errorf("not a JSON message: %w", err)
 	}
 	switch e.Type {
-	case "hello":
+	case wire.TypeHello:
 		if e.Version != WireVersion {
 			return fmt.Errorf("hello: wire version %d; this harness reads version %d", e.Version, WireVersion)
 		}
 		st.hello = Hello{Version: e.Version, K6: e.K6, Extension: e.Extension, Shard: e.Shard}
-	case "window":
-		start, err := time.Parse(time.RFC3339Nano, e.Start)
+	case wire.TypeWindow:
+		start, err := wire.ParseStart(e.Start)
 		if err != nil {
 			return fmt.Errorf("window: start %q is not an RFC 3339 time: %w", e.Start, err)
 		}
 		// Series not kept are dropped unchecked: checking costs an inflate.
-		kept := e.Series[:0]
-		for i, s := range e.Series {
-			if st.keep != nil && !st.keep(s.Metric) {
+		var kept []record.Series
+		for i := range e.Series {
+			if st.keep != nil && !st.keep(e.Series[i].Metric) {
 				continue
 			}
+			s := fromWire(&e.Series[i])
 			if err := checkSeries(&s); err != nil {
 				return fmt.Errorf("window %s: series %d: %w", e.Start, i, err)
 			}
+			if kept == nil {
+				kept = make([]record.Series, 0, len(e.Series)-i)
+			}
 			kept = append(kept, s)
 		}
-		e.Series = kept
-		w := record.Window{Start: start.UTC(), Series: e.Series}
+		if kept == nil && e.Series != nil {
+			kept = []record.Series{} // "series":[] stays empty, not absent
+		}
+		w := record.Window{Start: start, Series: kept}
 		if err := st.windows.Add(w); err != nil {
 			return fmt.Errorf("window %s: %w", e.Start, err)
 		}
@@ -279,7 +287,7 @@ func (st *state) handle(line []byte) error {
 			st.newest = max(st.newest, w.Start.UnixNano())
 			st.settle(st.newest - int64(settleLag))
 		}
-	case "end":
+	case wire.TypeEnd:
 		if e.Dropped < 0 {
 			return fmt.Errorf("end: dropped %d is negative", e.Dropped)
 		}

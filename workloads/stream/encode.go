@@ -12,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/chaosrun/chaosrun/models/wire"
 	"github.com/chaosrun/chaosrun/record"
 )
 
@@ -28,25 +29,9 @@ type Writer struct {
 // writeTimeout bounds one write to a TCP receiver.
 const writeTimeout = 10 * time.Second
 
-// helloMsg is the stream's first line; a TCP hello carries the run's token.
-type helloMsg struct {
-	Type      string `json:"type"`
-	Version   int    `json:"version"`
-	K6        string `json:"k6,omitempty"`
-	Extension string `json:"extension"`
-	Shard     string `json:"shard,omitempty"`
-	Token     string `json:"token,omitempty"`
-}
-
-type windowMsg struct {
-	Type   string          `json:"type"`
-	Start  string          `json:"start"`
-	Series []record.Series `json:"series"`
-}
-
-type endMsg struct {
-	Type    string `json:"type"`
-	Dropped int64  `json:"dropped"`
+// helloOf is the hello line of a stream; token is for a TCP stream only.
+func helloOf(h Hello, token string) wire.Hello {
+	return wire.Hello{Type: wire.TypeHello, Version: WireVersion, K6: h.K6, Extension: h.Extension, Shard: h.Shard, Token: token}
 }
 
 // NewWriter starts a stream on w with hello (its Version is set here).
@@ -55,7 +40,7 @@ func NewWriter(w io.Writer, hello Hello) (*Writer, error) {
 	if c, ok := w.(io.Closer); ok {
 		sw.c = c
 	}
-	if err := sw.line(helloMsg{Type: "hello", Version: WireVersion, K6: hello.K6, Extension: hello.Extension, Shard: hello.Shard}); err != nil {
+	if err := sw.line(helloOf(hello, "")); err != nil {
 		return nil, err
 	}
 	return sw, nil
@@ -131,7 +116,7 @@ func dialOnce(ctx context.Context, cfg DialConfig, hello Hello) (*Writer, error)
 		return nil, err
 	}
 	w := &Writer{w: bufio.NewWriterSize(c, 64<<10), c: c, conn: c}
-	err = w.line(helloMsg{Type: "hello", Version: WireVersion, K6: hello.K6, Extension: hello.Extension, Shard: hello.Shard, Token: cfg.Token})
+	err = w.line(helloOf(hello, cfg.Token))
 	if err == nil && cfg.Token != "" {
 		err = awaitWelcome(c)
 	}
@@ -150,14 +135,14 @@ func awaitWelcome(c net.Conn) error {
 	if err != nil {
 		return fmt.Errorf("no answer to hello: %w", err)
 	}
-	var r reply
+	var r wire.Answer
 	if err := json.Unmarshal(line, &r); err != nil {
 		return fmt.Errorf("unreadable answer to hello %q: %w", line, err)
 	}
 	switch r.Type {
-	case "welcome":
+	case wire.TypeWelcome:
 		return nil
-	case "refused":
+	case wire.TypeRefused:
 		return &refusedByReceiver{reason: r.Error}
 	}
 	return fmt.Errorf("unexpected answer to hello: %q", line)
@@ -185,13 +170,13 @@ func (w *Writer) line(v any) error {
 
 // Window writes one window.
 func (w *Writer) Window(win record.Window) error {
-	return w.line(windowMsg{Type: "window", Start: win.Start.UTC().Format(time.RFC3339Nano), Series: win.Series})
+	return w.line(wire.Window{Type: wire.TypeWindow, Start: wire.FormatStart(win.Start), Series: toWire(win.Series)})
 }
 
 // End writes the end line with the count of samples the writer's owner
 // could not aggregate, and closes the stream.
 func (w *Writer) End(dropped int64) error {
-	err := w.line(endMsg{Type: "end", Dropped: dropped})
+	err := w.line(wire.End{Type: wire.TypeEnd, Dropped: dropped})
 	return errors.Join(err, w.Close())
 }
 

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/chaosrun/chaosrun/models/wire"
 )
 
 // Connection scripts for FuzzReceiver: bytes below 0x05 are commands, the
@@ -44,8 +46,8 @@ func (fc *fuzzConn) admissible() bool {
 	if len(line)+1 > maxHello {
 		return false
 	}
-	var h helloAuth
-	return json.Unmarshal(line, &h) == nil && h.Type == "hello" && h.Version == WireVersion && h.Token == fuzzToken
+	var h wire.Hello
+	return json.Unmarshal(line, &h) == nil && h.Type == wire.TypeHello && h.Version == WireVersion && h.Token == fuzzToken
 }
 
 // closeWrite ends what c sends; the receiver then closes it.

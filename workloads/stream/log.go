@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"sync"
@@ -227,6 +228,29 @@ func (sp Spilled) EachWindow(f func(record.Window) error) error {
 		}
 	}
 	return nil
+}
+
+// Span is the first and the last window start held; ok is false when
+// there is no window.
+func (sp Spilled) Span() (first, last time.Time, ok bool, err error) {
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	see := func(k int64) { lo, hi = min(lo, k), max(hi, k) }
+	for _, l := range sp.Logs {
+		idx, err := l.snapshot()
+		if err != nil {
+			return time.Time{}, time.Time{}, false, err
+		}
+		for k := range idx.first {
+			see(k)
+		}
+	}
+	for _, w := range sp.Held {
+		see(w.Start.UnixNano())
+	}
+	if lo > hi {
+		return time.Time{}, time.Time{}, false, nil
+	}
+	return time.Unix(0, lo).UTC(), time.Unix(0, hi).UTC(), true, nil
 }
 
 // Close closes the logs.

@@ -2,12 +2,14 @@ package stream
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -264,5 +266,68 @@ func TestKeepDropsBeforeChecking(t *testing.T) {
 	}
 	if err := st.handle(line("http_req_duration")); err == nil {
 		t.Error("kept series with a bad histogram: no error")
+	}
+}
+
+// TestDecodeResultsToLog: a results file decoded into a log reads back as
+// the file decoded in memory (its kept metrics; a window that comes late
+// merged into its second), nothing is left in memory, and Span gives the
+// first and last second; with no log, every window stays in the summary.
+func TestDecodeResultsToLog(t *testing.T) {
+	const secs = 40
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	keep := func(m string) bool { return m != "http_req_blocked" }
+	var file bytes.Buffer
+	w, err := NewWriter(&file, Hello{Extension: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written []record.Window
+	for i := range secs {
+		written = append(written, windowAt(t, t0, i, 10+i))
+	}
+	written = append(written, windowAt(t, t0, 3, 5)) // 37 s late: a second entry
+	for _, win := range written {
+		if err := w.Window(win); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.End(0); err != nil {
+		t.Fatal(err)
+	}
+	want, err := record.MergeWindows(written)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		want[i].Series = slices.DeleteFunc(want[i].Series, func(s record.Series) bool { return !keep(s.Metric) })
+	}
+
+	wl, err := CreateWindowLog(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wl.Close()
+	sum, err := DecodeResultsTo(bytes.NewReader(file.Bytes()), wl, keep)
+	if err != nil || !sum.Ended || sum.LogErr != nil {
+		t.Fatalf("decode: %v, ended %v, log %v", err, sum.Ended, sum.LogErr)
+	}
+	if len(sum.Windows) != 0 {
+		t.Errorf("%d windows left in memory, want all in the log", len(sum.Windows))
+	}
+	if got := collect(t, wl); !reflect.DeepEqual(got, want) {
+		t.Errorf("the log reads back %d windows, not the file's %d merged and kept", len(got), len(want))
+	}
+	first, last, ok, err := Spilled{Logs: WindowLogs{wl}}.Span()
+	if err != nil || !ok || !first.Equal(t0) || !last.Equal(t0.Add((secs-1)*time.Second)) {
+		t.Errorf("Span: %s to %s (%v, %v), want %s to %s", first, last, ok, err, t0, t0.Add((secs-1)*time.Second))
+	}
+
+	sum, err = DecodeResultsTo(bytes.NewReader(file.Bytes()), nil, keep)
+	if err != nil || !reflect.DeepEqual(sum.Windows, want) {
+		t.Errorf("without a log: %d windows (%v), want the file's %d in memory", len(sum.Windows), err, len(want))
+	}
+	if _, _, ok, _ := (Spilled{}).Span(); ok {
+		t.Error("Span of nothing: ok")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/chaosrun/chaosrun/models/wire"
 )
 
 // reasonShard refuses a hello whose shard the receiver does not wait for.
@@ -137,8 +139,8 @@ func (s *senderSet) copyLine(ln int, b []byte) {
 		return
 	}
 	if ln == 1 {
-		var h helloMsg
-		if err := json.Unmarshal(b, &h); err == nil && h.Type == "hello" {
+		var h wire.Hello
+		if err := json.Unmarshal(b, &h); err == nil && h.Type == wire.TypeHello {
 			h.Token = ""
 			b, _ = json.Marshal(h)
 		}
@@ -150,9 +152,7 @@ func (s *senderSet) copyLine(ln int, b []byte) {
 
 // helloShard is the shard a hello line names, if any.
 func helloShard(hello []byte) string {
-	var h struct {
-		Shard string `json:"shard"`
-	}
+	var h wire.Hello
 	_ = json.Unmarshal(hello, &h)
 	return h.Shard
 }

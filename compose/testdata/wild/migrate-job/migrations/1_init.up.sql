@@ -1,0 +1,1 @@
+CREATE TABLE invoices (id serial primary key);
