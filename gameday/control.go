@@ -79,9 +79,16 @@ func newControl(sc *scenario.Scenario, env faults.Env) *control {
 
 // note adds a timeline entry.
 func (c *control) note(by, kind, format string, args ...any) {
+	c.noteAt(c.now(), by, kind, format, args...)
+}
+
+// noteAt adds a timeline entry stamped at t: a stop condition's breach is
+// stamped when the guard was evaluated, so its revert never appears to
+// come before the grace has passed.
+func (c *control) noteAt(t time.Time, by, kind, format string, args ...any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.timeline = append(c.timeline, Entry{Time: c.now(), By: by, Kind: kind, What: fmt.Sprintf(format, args...)})
+	c.timeline = append(c.timeline, Entry{Time: t, By: by, Kind: kind, What: fmt.Sprintf(format, args...)})
 }
 
 // ErrBadRequest marks requests that are wrong (HTTP 400), as opposed to
@@ -185,7 +192,10 @@ func (c *control) Add(ctx context.Context, r FaultRequest) (ActiveFault, error) 
 func (c *control) undo(ctx context.Context, f faults.Fault) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), undoTimeout)
 	defer cancel()
-	return f.Revert(ctx, c.env)
+	if err := f.Revert(ctx, c.env); !errors.Is(err, faults.ErrGone) {
+		return err
+	}
+	return nil
 }
 
 // undoTimeout bounds undoing a failed apply.
@@ -220,6 +230,9 @@ func (c *control) clear(ctx context.Context, name, by, why string) error {
 	ev := record.FaultEvent{Fault: name, Kind: e.info.Kind, Target: target, Scheduled: at, Actual: done, Action: record.Reverted, Detail: "manual by " + by}
 	if why != "" {
 		ev.Detail += ": " + why
+	}
+	if errors.Is(rerr, faults.ErrGone) { // no longer in force: cleared, saying so
+		ev.Error, rerr = rerr.Error(), nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -134,6 +134,17 @@ func TestStopConditions(t *testing.T) {
 	if !strings.Contains(c.Events()[1].Detail, "guard a breached") {
 		t.Errorf("revert event: %+v", c.Events()[1])
 	}
+	// The breach is stamped when the guard was evaluated, not when the
+	// note was written: the grace is counted from that stamp.
+	var breaches []time.Time
+	for _, e := range c.Timeline() {
+		if strings.HasPrefix(e.What, "guard a breached;") {
+			breaches = append(breaches, e.Time)
+		}
+	}
+	if len(breaches) != 2 || !breaches[0].Equal(t0) || !breaches[1].Equal(t0.Add(3*time.Second)) {
+		t.Errorf("breach entries stamped %v, want the evaluations at 0s and 3s", breaches)
+	}
 }
 
 func TestState(t *testing.T) {

@@ -47,7 +47,7 @@ func (s *stopConditions) check(ctx context.Context, now time.Time, slos []SLO, c
 		}
 		if s.since[g].IsZero() {
 			s.since[g] = now
-			c.note("stop condition", "guard", "guard %s breached; faults are reverted if it lasts %s", g, s.grace)
+			c.noteAt(now, "stop condition", "guard", "guard %s breached; faults are reverted if it lasts %s", g, s.grace)
 		}
 		if now.Sub(s.since[g]) >= s.grace {
 			breached = append(breached, g)
