@@ -54,10 +54,11 @@ func TestReliabilityOversizedScenario(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			chaosrunBinary(t) // built before the clock starts
 			t0 := time.Now()
-			bg := startChaosrunWith(t, func(c *exec.Cmd) { c.Dir = t.TempDir() }, tc.args...)
+			var peakRSS func() int64
+			bg := startChaosrunWith(t, func(c *exec.Cmd) { c.Dir = t.TempDir(); peakRSS = measurePeakRSS(t, c) }, tc.args...)
 			bg.wait(t, 20*time.Second)
 			took := time.Since(t0)
-			rss := bg.cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+			rss := peakRSS()
 			stderr := bg.stderr.String()
 			t.Logf("exit %d in %s, peak RSS %d MB: %s", bg.cmd.ProcessState.ExitCode(), took, rss>>20, firstLine(stderr))
 			if code := bg.cmd.ProcessState.ExitCode(); code != tc.code {
