@@ -33,6 +33,7 @@ require (
 	golang.org/x/sync v0.23.0
 	golang.org/x/time v0.11.0
 	gonum.org/v1/plot v0.17.0
+	github.com/bufbuild/protocompile v0.14.1
 	google.golang.org/protobuf v1.36.12
 	gopkg.in/yaml.v3 v3.0.1
 	k8s.io/api v0.32.3
