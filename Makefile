@@ -74,6 +74,8 @@ FUZZ_TARGETS = \
   ./workloads:FuzzScriptExecutors \
   ./workloads/native:FuzzReadSpec \
   ./workloads/native:FuzzParseResults \
+  ./workloads/grpcproto:FuzzParseMethod \
+  ./workloads/grpcproto:FuzzRequest \
   ./compose:FuzzImport \
   ./assertions:FuzzParseCheck \
   ./workloads/stream:FuzzDecode:net=150000x \

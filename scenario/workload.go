@@ -24,7 +24,7 @@ type Stream struct {
 	// Path is the request's path and query, a template: {NAME} is a key
 	// of keys, {seq} the arrival's number in the stream, {seed} the run's
 	// seed; {{ writes {.
-	Path string `yaml:"path" json:"path" jsonschema:"pattern=^/"`
+	Path string `yaml:"path,omitempty" json:"path,omitempty" jsonschema:"pattern=^/"`
 	// Body is the request body, a template like path.
 	Body string `yaml:"body,omitempty" json:"body,omitempty"`
 	// Headers are request headers; their values are templates like path.

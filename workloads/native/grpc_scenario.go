@@ -70,9 +70,8 @@ func checkGRPCStream(sc *scenario.Scenario, dir, p string, st *scenario.Stream) 
 	if err != nil {
 		return sc.Problem(p+".grpc.method", grpcproto.MethodForm, "%v", err)
 	}
-	file := filepath.Join(dir, g.Proto)
-	if _, err := os.Stat(file); err != nil {
-		return sc.Problem(p+".grpc.proto", "a .proto file relative to the scenario's folder", "cannot read %s: %v", g.Proto, errors.Unwrap(err))
+	if !protoExists(dir, g.Proto, g.ImportPaths) {
+		return sc.Problem(p+".grpc.proto", "a .proto file relative to the scenario's folder or an import path", "no file %s", g.Proto)
 	}
 	set, err := grpcproto.Compile(context.Background(), dir, []string{g.Proto}, g.ImportPaths)
 	if err != nil {
@@ -115,10 +114,21 @@ func checkBody(sc *scenario.Scenario, p string, st *scenario.Stream, md protoref
 		l.prepareDraw(&d, g)
 		body := t.render(nil, &d)
 		if _, err := grpcproto.Request(md, body); err != nil {
-			return sc.Problem(p+".body", "the request message as JSON (protojson)", "arrival %d's body %q is no valid %s: %v", g, body, md.Input().FullName(), err)
+			return sc.Problem(p+".body", "the request message as JSON (protojson)", "arrival %d's body %q: %v", g, body, err)
 		}
 	}
 	return nil
+}
+
+// protoExists reports whether file is in an import path or dir, where
+// the compiler looks.
+func protoExists(dir, file string, importPaths []string) bool {
+	for _, p := range append(slices.Clone(importPaths), ".") {
+		if fi, err := os.Stat(filepath.Join(dir, p, file)); err == nil && !fi.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 func allowedNames(names []string) string {
