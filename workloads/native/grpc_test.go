@@ -132,7 +132,9 @@ type slowGreeter struct {
 	callers []string
 }
 
-func (s *slowGreeter) start(t *testing.T) string {
+func (s *slowGreeter) start(t *testing.T) string { return s.startTB(t) }
+
+func (s *slowGreeter) startTB(t testing.TB) string {
 	t.Helper()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
