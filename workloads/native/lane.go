@@ -124,14 +124,6 @@ func compileLane(st *Stream, idx int, shards int) (*lane, error) {
 	return l, nil
 }
 
-// ok reports whether an answer's status (a code for gRPC) is a success.
-func (l *lane) ok(status int) bool {
-	if l.grpc != nil {
-		return status == 0
-	}
-	return status >= 200 && status < 400
-}
-
 // splitURL builds the URL of a path (with its query) at a target.
 func splitURL(t target, path string) *url.URL {
 	p, q, _ := strings.Cut(path, "?")

@@ -138,7 +138,7 @@ func (w *worker) serve(j job) {
 			return
 		}
 		ev.attempts = 1
-		if l.ok(status) {
+		if status >= 200 && status < 400 {
 			ev.flags |= flOK
 		}
 	} else {
