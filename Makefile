@@ -13,13 +13,13 @@ PKG_TIMEOUT ?= 60m
 # fuzzer (1.26) then fails with "context deadline exceeded" and no input.
 FUZZTIME ?= 10s
 
-.PHONY: test test-fast deps lint lint-workflows test-main test-ext fuzz fuzz-net reliability docker-catalog dist extension-tags
+.PHONY: test test-fast deps lint grpc-example lint-workflows test-main test-ext fuzz fuzz-net reliability docker-catalog dist extension-tags
 
 # Every test, nothing skipped: deps first installs what the tests need (or
 # fails at once naming the command), and CI=true makes a test whose tool or
 # Docker engine is missing fail rather than skip (internal/testenv).
 test: export CI ?= true
-test: deps lint lint-workflows test-main test-ext fuzz-net
+test: deps lint lint-workflows grpc-example test-main test-ext fuzz-net
 
 # What the tests need from the machine besides Go and Docker: Debian
 # packages, installed when no password is needed (root or passwordless
@@ -74,6 +74,8 @@ FUZZ_TARGETS = \
   ./workloads:FuzzScriptExecutors \
   ./workloads/native:FuzzReadSpec \
   ./workloads/native:FuzzParseResults \
+  ./workloads/grpcproto:FuzzParseMethod \
+  ./workloads/grpcproto:FuzzRequest \
   ./compose:FuzzImport \
   ./assertions:FuzzParseCheck \
   ./workloads/stream:FuzzDecode:net=150000x \
@@ -98,6 +100,12 @@ fuzz:
 	  echo "fuzz $$pkg $$fn for $$ft"; \
 	  $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $$ft $$pkg || exit 1; \
 	done
+
+# The native engine's gRPC tests load a real gRPC server chaosrun did not
+# write: grpc-go's reflection example (Greeter, Echo, server reflection),
+# built from a pinned tools module.
+grpc-example:
+	cd tools/grpcexample && $(GO_NOWORK) build -o ../../bin/grpc-example-server google.golang.org/grpc/examples/features/reflection/server
 
 # The GitHub workflows are checked by actionlint, built from a pinned tools module
 # (it runs shellcheck on their embedded shell); the action's scripts by shellcheck.

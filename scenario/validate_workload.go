@@ -93,15 +93,10 @@ func (v *validator) stream(p string, st *Stream) {
 	case len(w.Targets) > 0 && !slices.Contains(w.Targets, st.Target):
 		v.errf(p+".target", allowedList(w.Targets), "service %q is not among workload.targets", st.Target)
 	}
-	if st.Method != "" && !slices.Contains(methods, st.Method) && v.ok(p+".method") {
-		v.errf(p+".method", strings.Join(methods, ", "), "unknown method %q", st.Method)
-	}
-	if v.ok(p+".path") && !strings.HasPrefix(st.Path, "/") {
-		if st.Path == "" {
-			v.missing(p+".path", "a path starting with /")
-		} else {
-			v.errf(p+".path", "a path starting with /", "invalid path %q", st.Path)
-		}
+	if st.GRPC != nil {
+		v.grpcStream(p, st)
+	} else {
+		v.httpStream(p, st)
 	}
 	if v.nonNegative(p+".timeout", st.Timeout) && st.Timeout.Std() > MaxTimeout {
 		v.errf(p+".timeout", "at most "+MaxTimeout.String(), "timeout %s is too long", st.Timeout.Std())
@@ -112,19 +107,33 @@ func (v *validator) stream(p string, st *Stream) {
 	v.keyStreams(p+".keys", st.Keys)
 	v.workloadTemplate(p+".path", st.Path, st.Keys, false)
 	v.workloadTemplate(p+".body", st.Body, st.Keys, false)
+	v.tags(p, st)
+	v.arrival(p+".arrival", &st.Arrival)
+	v.client(p+".client", st.Client)
+	v.metrics(p+".metrics", st.Metrics)
+}
+
+// httpStream checks an HTTP stream's method, path, headers and statuses.
+func (v *validator) httpStream(p string, st *Stream) {
+	if st.Method != "" && !slices.Contains(methods, st.Method) && v.ok(p+".method") {
+		v.errf(p+".method", strings.Join(methods, ", "), "unknown method %q", st.Method)
+	}
+	if v.ok(p+".path") && !strings.HasPrefix(st.Path, "/") {
+		if st.Path == "" {
+			v.missing(p+".path", "a path starting with /")
+		} else {
+			v.errf(p+".path", "a path starting with /", "invalid path %q", st.Path)
+		}
+	}
 	for _, h := range sortedKeys(st.Headers) {
 		if !headerNamePattern.MatchString(h) {
 			v.keyErrf(p+".headers."+h, "an HTTP header name", "invalid header name %q", h)
 		}
 		v.workloadTemplate(p+".headers."+h, st.Headers[h], st.Keys, false)
 	}
-	v.tags(p, st)
-	v.arrival(p+".arrival", &st.Arrival)
-	v.client(p+".client", st.Client)
 	for i, s := range st.Expect {
 		v.status(fmt.Sprintf("%s.expect[%d]", p, i), s)
 	}
-	v.metrics(p+".metrics", st.Metrics)
 }
 
 // status checks an HTTP status (0: no answer).
@@ -208,6 +217,6 @@ func (v *validator) metrics(p string, ms []StreamMetric) {
 
 // builtinMetric reports whether a metric name is one an engine writes.
 func builtinMetric(name string) bool {
-	return strings.HasPrefix(name, "http_req") || strings.HasPrefix(name, "resilience_") ||
+	return strings.HasPrefix(name, "http_req") || strings.HasPrefix(name, "grpc_req") || strings.HasPrefix(name, "resilience_") ||
 		slices.Contains([]string{"checks", "iterations", "dropped_iterations", "iteration_duration", "vus", "vus_max", "data_sent", "data_received"}, name)
 }

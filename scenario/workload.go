@@ -24,7 +24,7 @@ type Stream struct {
 	// Path is the request's path and query, a template: {NAME} is a key
 	// of keys, {seq} the arrival's number in the stream, {seed} the run's
 	// seed; {{ writes {.
-	Path string `yaml:"path" json:"path" jsonschema:"pattern=^/"`
+	Path string `yaml:"path,omitempty" json:"path,omitempty" jsonschema:"pattern=^/"`
 	// Body is the request body, a template like path.
 	Body string `yaml:"body,omitempty" json:"body,omitempty"`
 	// Headers are request headers; their values are templates like path.
@@ -50,6 +50,9 @@ type Stream struct {
 	Expect []int `yaml:"expect,omitempty" json:"expect,omitempty"`
 	// Metrics are the stream's own metrics, one sample per request.
 	Metrics []StreamMetric `yaml:"metrics,omitempty" json:"metrics,omitempty"`
+	// GRPC, when set, makes the stream's requests unary gRPC calls
+	// (then it has no method, path or headers).
+	GRPC *GRPC `yaml:"grpc,omitempty" json:"grpc,omitempty"`
 	// Workers bounds the requests in flight; an arrival that finds none
 	// free is dropped (dropped_iterations). Default: the peak rate times
 	// the timeout (at most 4s of it), within 20..5000.
@@ -228,7 +231,7 @@ func (w *Workload) applyDefaults() {
 		if fill && !slices.Contains(w.Targets, st.Target) {
 			w.Targets = append(w.Targets, st.Target)
 		}
-		if st.Method == "" {
+		if st.Method == "" && st.GRPC == nil {
 			st.Method = "GET"
 		}
 		if st.Timeout == 0 {

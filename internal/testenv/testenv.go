@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -30,6 +31,28 @@ func Tool(t testing.TB, name, pkg string) string {
 	p, err := exec.LookPath(name)
 	if err != nil {
 		Unavailable(t, "%s not found on PATH (Debian package %s; scripts/install-deps.sh installs it)", name, pkg)
+	}
+	return p
+}
+
+// RepoTool finds a program that `make TARGET` builds into the
+// repository's bin/ (from a pinned tools module), or calls Unavailable.
+func RepoTool(t testing.TB, name, target string) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	for err == nil {
+		if _, e := os.Stat(filepath.Join(dir, "go.work")); e == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			err = os.ErrNotExist
+		}
+		dir = parent
+	}
+	p := filepath.Join(dir, "bin", name)
+	if _, e := os.Stat(p); err != nil || e != nil {
+		Unavailable(t, "bin/%s not built (make %s builds it)", name, target)
 	}
 	return p
 }

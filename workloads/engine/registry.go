@@ -132,6 +132,9 @@ func init() {
 		New: func(o Options) NewLoad {
 			return Native(NativeConfig{Executable: o.Executable, Shards: o.Shards, Results: o.Results})
 		},
+		Check: func(sc *scenario.Scenario, path string, _ func() (string, error)) error {
+			return native.CheckGRPC(sc, path)
+		},
 		K8sJob:  true,
 		Version: func(string) map[string]string { return map[string]string{"native": native.Version} },
 		Shape:   scenario.ShapeStreams,

@@ -31,6 +31,10 @@ func (l *lane) prepareDraw(d *draw, g uint64) uint16 {
 // body, reusing the worker's objects.
 func (w *worker) build(g uint64) {
 	l := w.l
+	if l.grpc != nil {
+		w.buildGRPC(g)
+		return
+	}
 	tg := &l.targets[g%uint64(len(l.targets))]
 	if w.fr != nil {
 		w.buildFast(tg)

@@ -32,6 +32,7 @@ const (
 	mResRejections
 	mResAmplification
 	mResGoodput
+	mGRPCDuration
 	mCustom // custom metric i is mCustom+i
 )
 
@@ -53,6 +54,7 @@ var builtin = [mCustom]struct {
 	mResRejections:    {client.MetricRejections, record.Counter},
 	mResAmplification: {client.MetricAmplification, record.Trend},
 	mResGoodput:       {client.MetricGoodput, record.Rate},
+	mGRPCDuration:     {"grpc_req_duration", record.Trend},
 }
 
 // MetricNames are the metrics the engine emits for every stream (a
@@ -135,6 +137,13 @@ func (c *collector) fold(e *event) {
 		ms := float64(e.dur) / 1e6
 		hk := k
 		hk.status = e.status
+		if st.grpc != nil {
+			c.add(w, hk, mGRPCDuration, ms)
+			if c.tap != nil {
+				c.tap(st.Name, int(e.status), time.Duration(e.dur))
+			}
+			return
+		}
 		c.add(w, hk, mReqs, 1)
 		c.add(w, hk, mDuration, ms)
 		c.add(w, hk, mFailed, b2f(e.status < 200 || e.status > 399))
@@ -324,7 +333,8 @@ func (c *collector) name(k skey) string {
 
 // tagsOf returns series k's tags (shared: do not change them): the
 // stream's, the scenario tag, and for HTTP metrics method, name, status
-// and expected_response, for resilience_* the model.
+// and expected_response, for grpc_req_duration method, name and status,
+// for resilience_* the model.
 func (c *collector) tagsOf(k skey) map[string]string {
 	if t, ok := c.tags[k]; ok {
 		return t
@@ -338,6 +348,14 @@ func (c *collector) tagsOf(k skey) map[string]string {
 		t["expected_response"] = strconv.FormatBool(k.status >= 200 && k.status <= 399)
 		if _, ok := t["name"]; !ok {
 			t["name"] = st.Path
+		}
+	case k.metric == mGRPCDuration:
+		// k6's k6/net/grpc tags: the full method as method and name, the
+		// code's number as status.
+		t["method"] = st.grpc.full
+		t["status"] = strconv.Itoa(int(k.status))
+		if _, ok := t["name"]; !ok {
+			t["name"] = st.grpc.full
 		}
 	case k.metric >= mResRequests && k.metric <= mResGoodput:
 		t["model"] = st.Client.Model

@@ -93,9 +93,16 @@ func RunWith(ctx context.Context, spec Spec, shard Shard, out Output, opts Optio
 		return Summary{}, err
 	}
 	e, err := newEngine(spec, shard, out, opts)
+	if err == nil {
+		err = e.dialGRPC(ctx)
+	}
 	if err != nil {
+		if e != nil {
+			e.closeGRPC()
+		}
 		return Summary{}, err
 	}
+	defer e.closeGRPC()
 	return e.run(ctx)
 }
 

@@ -28,6 +28,7 @@ type lane struct {
 	started  int64
 	targets  []target
 	keys     []*keyVar
+	names    []string // the keys' names, sorted
 	path     tmpl
 	body     tmpl
 	headers  []header
@@ -39,6 +40,8 @@ type lane struct {
 	// metricHeaders are the canonical names of the answer headers the
 	// custom metrics read.
 	metricHeaders []string
+	// grpc is set for a gRPC stream (engine.dialGRPC).
+	grpc *grpcLane
 }
 
 // target is one base URL of a stream.
@@ -88,6 +91,7 @@ func compileLane(st *Stream, idx int, shards int) (*lane, error) {
 	if l.body, err = compileTemplate(st.Body, names, false); err != nil {
 		return nil, fmt.Errorf("body: %w", err)
 	}
+	l.names = names
 	for _, h := range slices.Sorted(maps.Keys(st.Headers)) {
 		t, err := compileTemplate(st.Headers[h], names, false)
 		if err != nil {

@@ -3,6 +3,7 @@ package native
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"time"
 
 	"github.com/chaosrun/chaosrun/models/rng"
@@ -45,6 +46,11 @@ func FromRun(sc *scenario.Scenario, urls func(service string) ([]string, error),
 		for k, ks := range st.Keys {
 			out.Keys[k] = Keys{Config: ks.Config(rng.Mix(seed, nameHash(name+"/"+k))), Prefix: ks.Prefix, Width: ks.Width,
 				Text: ks.Key, Shards: ks.Shards, Only: ks.Only}
+		}
+		if st.GRPC != nil {
+			if out.GRPC, out.Expect, err = grpcFromScenario(filepath.Dir(sc.File), st); err != nil {
+				return Spec{}, fmt.Errorf("native workload: stream %s: %w", name, err)
+			}
 		}
 		if c := st.Client; c != nil {
 			out.Client = &Client{Config: c.Config(), Tier: c.Tier, Headers: c.HeaderNames()}

@@ -63,6 +63,10 @@ type Stream struct {
 	// worker busy is dropped (dropped_iterations). Default: the peak rate
 	// times the timeout (at most 4 s of it), within 20..5000.
 	Workers int `json:"workers,omitempty"`
+	// GRPC, when set, makes each request a unary gRPC call (grpc.go):
+	// Method and Path are unused, Body is the request as JSON and Expect
+	// lists gRPC codes.
+	GRPC *GRPC `json:"grpc,omitempty"`
 }
 
 // Keys is one key stream of a Stream and how its keys are written.
@@ -149,9 +153,9 @@ func (st *Stream) validate() error {
 		return fmt.Errorf("no name")
 	case len(st.Targets) == 0:
 		return fmt.Errorf("no target URL")
-	case !validMethod(st.Method):
+	case st.GRPC == nil && !validMethod(st.Method):
 		return fmt.Errorf("method %q is not an HTTP method", st.Method)
-	case !strings.HasPrefix(st.Path, "/"):
+	case st.GRPC == nil && !strings.HasPrefix(st.Path, "/"):
 		return fmt.Errorf("path %q: want one starting with /", st.Path)
 	case st.Timeout <= 0:
 		return fmt.Errorf("timeout %s: want a positive one", st.Timeout)
@@ -159,6 +163,11 @@ func (st *Stream) validate() error {
 		return fmt.Errorf("workers %d: allowed 0..%d", st.Workers, maxWorkers)
 	case len(st.Metrics) > maxMetrics:
 		return fmt.Errorf("%d metrics: at most %d", len(st.Metrics), maxMetrics)
+	}
+	if st.GRPC != nil {
+		if err := st.GRPC.validate(st); err != nil {
+			return err
+		}
 	}
 	for _, t := range st.Targets {
 		u, err := url.Parse(t)

@@ -41,6 +41,8 @@ type worker struct {
 	// fr is the engine's own sending path (fast.go); nil when
 	// Options.Transport sends.
 	fr *fastReq
+	// gc is the gRPC call of a gRPC stream's worker (grpc.go).
+	gc *grpcCall
 
 	d          draw
 	variant    uint16
@@ -92,6 +94,9 @@ func newWorker(e *engine, l *lane, i int, base context.Context) *worker {
 	}
 	w.attempt = w.tryOnce
 	w.lookup = w.respHeader
+	if l.grpc != nil {
+		return w
+	}
 	if e.fast != nil {
 		w.initFast()
 		return w
@@ -235,9 +240,12 @@ func (w *worker) respHeaderCanon(name string) string {
 // status 0 is no answer.
 func (w *worker) send(start int64, timeout time.Duration) (int, error) {
 	var status int
-	if w.fr != nil {
+	switch {
+	case w.gc != nil:
+		status = w.sendGRPC()
+	case w.fr != nil:
 		status = w.sendFast(timeout)
-	} else {
+	default:
 		status = w.sendStd(timeout)
 	}
 	end := time.Now().UnixNano()
