@@ -254,19 +254,31 @@ func figures(head []*record.Run, opt DiffOptions) ([]figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, api := range names {
+	for _, api := range sortedKeys(names) {
 		sel := "{api:" + quoteTag(api) + "}"
 		for _, ph := range phases(head[0]) {
 			w, g := ph.resolve, ph.kind == assertions.During || ph.kind == assertions.Whole || opt.GateAllPhases
-			out = append(out,
-				figure{name: "p50 " + api, metric: "http_req_duration" + sel, unit: "ms", stat: stat{Agg: record.Agg{Func: record.AggMed}}, higherIsWorse: true, gating: g, window: w},
-				figure{name: "p99 " + api, metric: "http_req_duration" + sel, unit: "ms", stat: stat{Agg: record.Agg{Func: record.AggP, P: 99}}, higherIsWorse: true, gating: g, window: w},
-				figure{name: "failure rate " + api, metric: "http_req_failed" + sel, stat: stat{Agg: record.Agg{Func: record.AggRate}}, higherIsWorse: true, gating: g, window: w},
-				figure{name: "goodput " + api, metric: "http_req_failed" + sel, unit: "/s", stat: stat{OKRate: true}, higherIsWorse: false, gating: g, window: w},
-			)
+			out = append(out, apiFigures(api, names[api], sel, w, g)...)
 		}
 	}
 	return out, nil
+}
+
+// apiFigures are the key figures of one API in one phase: p50 and p99 of
+// its latency metric, and for HTTP its failure rate and goodput (gRPC has
+// no failed-call metric; its checks carry the codes expected).
+func apiFigures(api, latency, sel string, w func(r *record.Run) (time.Duration, time.Duration, string, bool), g bool) []figure {
+	out := []figure{
+		{name: "p50 " + api, metric: latency + sel, unit: "ms", stat: stat{Agg: record.Agg{Func: record.AggMed}}, higherIsWorse: true, gating: g, window: w},
+		{name: "p99 " + api, metric: latency + sel, unit: "ms", stat: stat{Agg: record.Agg{Func: record.AggP, P: 99}}, higherIsWorse: true, gating: g, window: w},
+	}
+	if latency != "http_req_duration" {
+		return out
+	}
+	return append(out,
+		figure{name: "failure rate " + api, metric: "http_req_failed" + sel, stat: stat{Agg: record.Agg{Func: record.AggRate}}, higherIsWorse: true, gating: g, window: w},
+		figure{name: "goodput " + api, metric: "http_req_failed" + sel, unit: "/s", stat: stat{OKRate: true}, higherIsWorse: false, gating: g, window: w},
+	)
 }
 
 func quoteTag(v string) string {
@@ -276,18 +288,24 @@ func quoteTag(v string) string {
 	return v
 }
 
-// apis lists the api tags of a run's http_req_duration series.
-func apis(r *record.Run) ([]string, error) {
-	set := map[string]bool{}
+// apis maps the api tags of a run's http_req_duration and
+// grpc_req_duration series to that latency metric.
+func apis(r *record.Run) (map[string]string, error) {
+	set := map[string]string{}
 	err := r.EachWindow(func(w record.Window) error {
 		for _, s := range w.Series {
-			if s.Metric == "http_req_duration" && s.Tags["api"] != "" {
-				set[s.Tags["api"]] = true
+			if isLatency(s.Metric) && s.Tags["api"] != "" {
+				set[s.Tags["api"]] = s.Metric
 			}
 		}
 		return nil
 	})
-	return sortedKeys(set), err
+	return set, err
+}
+
+// isLatency is true for the request latency metrics: HTTP's and gRPC's.
+func isLatency(metric string) bool {
+	return metric == "http_req_duration" || metric == "grpc_req_duration"
 }
 
 type phase struct {

@@ -75,14 +75,15 @@ func group(s record.Series) string {
 func sec(r *record.Run, t time.Time) float64 { return t.Sub(r.Start).Seconds() }
 
 // LatencyCharts returns, per API (and tier), p50 and p99 of
-// http_req_duration per one-second window, in ms.
+// http_req_duration (grpc_req_duration for gRPC calls) per one-second
+// window, in ms.
 func LatencyCharts(r *record.Run) ([]Chart, error) {
 	type acc struct{ p50, p99 []Point }
 	per := map[string]*acc{}
 	err := r.EachWindow(func(w record.Window) error {
 		hs := map[string]*record.HistSum{}
 		for _, s := range w.Series {
-			if s.Metric != "http_req_duration" || s.Kind != record.Trend || s.Count == 0 || s.Hist == "" {
+			if !isLatency(s.Metric) || s.Kind != record.Trend || s.Count == 0 || s.Hist == "" {
 				continue
 			}
 			g := group(s)
@@ -116,7 +117,8 @@ func LatencyCharts(r *record.Run) ([]Chart, error) {
 	return out, nil
 }
 
-// RateChart returns requests per second per API (http_reqs) and dropped
+// RateChart returns requests per second per API (http_reqs, and gRPC
+// calls: grpc_req_duration's samples) and dropped
 // iterations per second per k6 scenario; ok is false when there are none.
 func RateChart(r *record.Run) (c Chart, ok bool, err error) {
 	lines := map[string][]Point{}
@@ -126,6 +128,8 @@ func RateChart(r *record.Run) (c Chart, ok bool, err error) {
 			switch s.Metric {
 			case "http_reqs":
 				sum[group(s)] += s.Sum
+			case "grpc_req_duration": // a sample a call
+				sum[group(s)] += float64(s.Count)
 			case "dropped_iterations":
 				sum["dropped "+s.Tags["scenario"]] += s.Sum
 			}

@@ -34,8 +34,8 @@ func KeyFigures(r *record.Run) ([]KeyFigure, error) {
 		out  []KeyFigure
 		accs []figureAcc
 	)
-	for _, api := range names {
-		dur, err := assertions.ParseMetric("http_req_duration{api:" + quoteTag(api) + "}")
+	for _, api := range sortedKeys(names) {
+		dur, err := assertions.ParseMetric(names[api] + "{api:" + quoteTag(api) + "}")
 		if err != nil {
 			return nil, err
 		}
@@ -43,6 +43,7 @@ func KeyFigures(r *record.Run) ([]KeyFigure, error) {
 		if err != nil {
 			return nil, err
 		}
+		grpc := names[api] == "grpc_req_duration"
 		for _, ph := range phases(r) {
 			from, to, desc, ok := ph.resolve(r)
 			if !ok {
@@ -50,7 +51,7 @@ func KeyFigures(r *record.Run) ([]KeyFigure, error) {
 			}
 			rng := assertions.Range{From: r.Start.Add(from), To: r.Start.Add(to)}
 			out = append(out, KeyFigure{API: api, Phase: desc})
-			accs = append(accs, figureAcc{rng: rng, dur: dur, failed: failed, durAcc: record.Acc{Quantiles: true}})
+			accs = append(accs, figureAcc{rng: rng, dur: dur, failed: failed, grpc: grpc, durAcc: record.Acc{Quantiles: true}})
 		}
 	}
 	for lo := 0; lo < len(accs); lo += figuresPerPass {
@@ -86,6 +87,10 @@ type figureAcc struct {
 	dur, failed     assertions.Metric
 	durAcc, failAcc record.Acc
 	secs            int
+	// grpc: the API's calls are gRPC calls; a failed one is a sample of
+	// grpc_req_duration whose status is not "0" (OK).
+	grpc  bool
+	nonOK int64
 }
 
 // add adds w's series when w lies inside the figure's range.
@@ -97,6 +102,9 @@ func (f *figureAcc) add(w record.Window) error {
 	for _, s := range w.Series {
 		if err := addMatching(&f.durAcc, f.dur, w, s); err != nil {
 			return err
+		}
+		if f.grpc && f.dur.Matches(s) && s.Tags["status"] != "0" {
+			f.nonOK += s.Count
 		}
 		if err := addMatching(&f.failAcc, f.failed, w, s); err != nil {
 			return err
@@ -129,6 +137,9 @@ func (f *figureAcc) fill(k *KeyFigure) {
 	k.Rate, _ = f.durAcc.Value(record.Agg{Func: record.AggRate}, secs)
 	k.Failed, _ = f.failAcc.Value(record.Agg{Func: record.AggRate}, secs)
 	k.Requests = f.durAcc.Samples()
+	if f.grpc && k.Requests > 0 {
+		k.Failed = float64(f.nonOK) / float64(k.Requests)
+	}
 }
 
 // keyFiguresMarkdown is the key-figures table of a run's summary.

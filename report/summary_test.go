@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/record"
@@ -77,8 +78,8 @@ func keyFiguresByCells(t *testing.T, r *record.Run) []KeyFigure {
 		t.Fatal(err)
 	}
 	var out []KeyFigure
-	for _, api := range names {
-		dur, _ := assertions.ParseMetric("http_req_duration{api:" + api + "}")
+	for _, api := range sortedKeys(names) {
+		dur, _ := assertions.ParseMetric(names[api] + "{api:" + api + "}")
 		failed, _ := assertions.ParseMetric("http_req_failed{api:" + api + "}")
 		for _, ph := range phases(r) {
 			from, to, desc, ok := ph.resolve(r)
@@ -102,4 +103,33 @@ func keyFiguresByCells(t *testing.T, r *record.Run) []KeyFigure {
 		}
 	}
 	return out
+}
+
+// TestKeyFiguresOfGRPCCalls: an API whose calls are gRPC gets its rate and
+// latency from grpc_req_duration and its failures from the calls whose
+// status is not OK ("0").
+func TestKeyFiguresOfGRPCCalls(t *testing.T) {
+	start := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	r := &record.Run{Start: start, End: start.Add(10 * time.Second)}
+	hist := func(n int) string {
+		h := record.NewHist()
+		h.RecordValues(1000, int64(n)) // 1 ms each
+		s, err := record.EncodeHist(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for i := range 10 {
+		ok := record.Series{Metric: "grpc_req_duration", Kind: record.Trend, Tags: map[string]string{"api": "SayHello", "status": "0"}, Count: 8, Sum: 8, Hist: hist(8)}
+		bad := record.Series{Metric: "grpc_req_duration", Kind: record.Trend, Tags: map[string]string{"api": "SayHello", "status": "14"}, Count: 2, Sum: 2, Hist: hist(2)}
+		r.Windows = append(r.Windows, record.Window{Start: start.Add(time.Duration(i) * time.Second), Series: []record.Series{ok, bad}})
+	}
+	kf, err := KeyFigures(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kf) != 1 || kf[0].API != "SayHello" || kf[0].Requests != 100 || kf[0].Rate != 10 || kf[0].Failed != 0.2 {
+		t.Errorf("key figures %+v, want SayHello: 100 calls, 10/s, 20%% failed", kf)
+	}
 }

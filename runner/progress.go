@@ -12,7 +12,8 @@ import (
 )
 
 // progress prints one status line a second: elapsed/total, req/s, p99,
-// errors and the faults in force, from the newest complete window.
+// errors and the faults in force, from the newest complete window; HTTP
+// requests and gRPC calls count alike.
 type progress struct {
 	w         io.Writer
 	overwrite bool
@@ -69,6 +70,16 @@ func statsOf(win record.Window) windowStats {
 			st.failed += s.NonZero
 			st.total += s.Count
 		case "http_req_duration":
+			if s.Hist != "" {
+				hists = append(hists, s.Hist)
+			}
+		case "grpc_req_duration":
+			// One sample a gRPC call, status its code: "0" is OK.
+			st.reqs += s.Count
+			st.total += s.Count
+			if s.Tags["status"] != "0" {
+				st.failed += s.Count
+			}
 			if s.Hist != "" {
 				hists = append(hists, s.Hist)
 			}
