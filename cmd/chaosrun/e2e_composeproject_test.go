@@ -130,57 +130,88 @@ func TestDockerComposeProject(t *testing.T) {
 	if left := projectLeftovers(t, cli, nil); len(left) > 0 {
 		t.Logf("the engine already holds images or volumes like the project's (not counted as the runs' leftovers): %v", left)
 	}
-	cases := []struct {
+	type arm struct {
 		name, scenario, runName string
 		sets                    []string
 		code                    int
 		breach                  string
+	}
+	// Each pair's two arms run side by side, each on a copy of the project
+	// of its own: the runs share nothing (run-scoped names, free ports, the
+	// published port unbound), and the engine's leftovers are checked once
+	// both have ended.
+	pairs := []struct {
+		name string
+		arms []arm
 	}{
-		{"slow-db-timeout-holds", "scenario.yaml", "items-slow-db", nil, exitOK, ""},
-		{"slow-db-no-timeout-breaches", "scenario.yaml", "items-slow-db", []string{"--set", "app.env.DB_TIMEOUT=0s"}, exitBreach, "list-p99-bounded"},
-		{"db-kill-recovers", "db-kill.yaml", "items-db-kill", nil, exitOK, ""},
-		// The same kill with the policy overridden as a team would
-		// (compose.override.yaml, merged as Compose merges it): the harness
-		// brings db back, but not its restart policy.
-		{"db-kill-no-restart-policy-breaches", "db-kill.yaml", "items-db-kill", nil, exitBreach, "db-restarted-by-its-policy"},
+		{"slow-db", []arm{
+			{"slow-db-timeout-holds", "scenario.yaml", "items-slow-db", nil, exitOK, ""},
+			{"slow-db-no-timeout-breaches", "scenario.yaml", "items-slow-db", []string{"--set", "app.env.DB_TIMEOUT=0s"}, exitBreach, "list-p99-bounded"},
+		}},
+		{"db-kill", []arm{
+			{"db-kill-recovers", "db-kill.yaml", "items-db-kill", nil, exitOK, ""},
+			// The same kill with the policy overridden as a team would
+			// (compose.override.yaml, merged as Compose merges it): the
+			// harness brings db back, but not its restart policy.
+			{"db-kill-no-restart-policy-breaches", "db-kill.yaml", "items-db-kill", nil, exitBreach, "db-restarted-by-its-policy"},
+		}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if strings.Contains(tc.name, "no-restart-policy") {
-				override := "services:\n  db:\n    restart: \"no\"\n"
-				if err := os.WriteFile(filepath.Join(dir, "compose.override.yaml"), []byte(override), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				defer os.Remove(filepath.Join(dir, "compose.override.yaml"))
+	for _, pair := range pairs {
+		before := engineState(t, cli)
+		t.Run(pair.name, func(t *testing.T) {
+			for _, tc := range pair.arms {
+				t.Run(tc.name, func(t *testing.T) {
+					t.Parallel()
+					own := filepath.Join(t.TempDir(), "composeproject")
+					if err := os.CopyFS(own, os.DirFS(dir)); err != nil {
+						t.Fatal(err)
+					}
+					runComposeArm(t, cli, own, tc.name, tc.scenario, tc.runName, tc.sets, tc.code, tc.breach)
+				})
 			}
-			outDir := t.TempDir()
-			args := append([]string{"run", "--testbed", "docker", "--out-dir", outDir}, tc.sets...)
-			before, start := engineState(t, cli), time.Now()
-			bg := startChaosrun(t, append(args, filepath.Join(dir, tc.scenario))...)
-			bg.wait(t, 3*time.Minute)
-			code := bg.cmd.ProcessState.ExitCode()
-			t.Logf("%s: exit %d in %s", tc.name, code, time.Since(start).Round(time.Millisecond))
-			if left := append(ownedBy(t, cli, bg.cmd.Process.Pid), projectLeftovers(t, cli, before)...); len(left) > 0 {
-				t.Errorf("left on the engine after the run: %v", left)
-			}
-			if code != tc.code {
-				t.Fatalf("exit %d, want %d\n%s", code, tc.code, bg.stderr.String())
-			}
-			if tc.breach != "" && !strings.Contains(bg.stderr.String(), tc.breach) {
-				t.Errorf("the breach does not name %s:\n%s", tc.breach, bg.stderr.String())
-			}
-			r := readRecord(t, filepath.Join(outDir, tc.runName, "run.json"))
-			if r.Incomplete {
-				t.Fatalf("record incomplete: %v", r.Problems)
-			}
-			if tc.scenario == "db-kill.yaml" {
-				checkRowsKept(t, r.EndChecks)
-				checkRecovery(t, r, tc.code == exitOK)
-			}
-			md, _ := os.ReadFile(filepath.Join(outDir, tc.runName, "summary.md"))
-			t.Logf("start-up %s\n%s", r.Timings.Startup, md)
 		})
+		if left := projectLeftovers(t, cli, before); len(left) > 0 {
+			t.Errorf("left on the engine after the %s pair: %v", pair.name, left)
+		}
 	}
+}
+
+// runComposeArm runs one arm of TestDockerComposeProject in dir and checks
+// its exit code, breach, record and what it left on the engine.
+func runComposeArm(t *testing.T, cli *client.Client, dir, name, scenario, runName string, sets []string, want int, breach string) {
+	t.Helper()
+	if strings.Contains(name, "no-restart-policy") {
+		override := "services:\n  db:\n    restart: \"no\"\n"
+		if err := os.WriteFile(filepath.Join(dir, "compose.override.yaml"), []byte(override), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outDir := t.TempDir()
+	args := append([]string{"run", "--testbed", "docker", "--out-dir", outDir}, sets...)
+	start := time.Now()
+	bg := startChaosrun(t, append(args, filepath.Join(dir, scenario))...)
+	bg.wait(t, 3*time.Minute)
+	code := bg.cmd.ProcessState.ExitCode()
+	t.Logf("%s: exit %d in %s", name, code, time.Since(start).Round(time.Millisecond))
+	if left := ownedBy(t, cli, bg.cmd.Process.Pid); len(left) > 0 {
+		t.Errorf("left on the engine after the run: %v", left)
+	}
+	if code != want {
+		t.Fatalf("exit %d, want %d\n%s", code, want, bg.stderr.String())
+	}
+	if breach != "" && !strings.Contains(bg.stderr.String(), breach) {
+		t.Errorf("the breach does not name %s:\n%s", breach, bg.stderr.String())
+	}
+	r := readRecord(t, filepath.Join(outDir, runName, "run.json"))
+	if r.Incomplete {
+		t.Fatalf("record incomplete: %v", r.Problems)
+	}
+	if scenario == "db-kill.yaml" {
+		checkRowsKept(t, r.EndChecks)
+		checkRecovery(t, r, want == exitOK)
+	}
+	md, _ := os.ReadFile(filepath.Join(outDir, runName, "summary.md"))
+	t.Logf("start-up %s\n%s", r.Timings.Startup, md)
 }
 
 // checkRowsKept fails unless the rows-kept end check ran and found every
