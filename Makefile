@@ -83,6 +83,7 @@ FUZZ_TARGETS = \
   ./record:FuzzHistCount \
   ./record:FuzzReadJSON \
   ./testbed/httpstage:FuzzStage \
+  ./testbed/httpstage:FuzzH2 \
   ./targets/bankservice:FuzzRequests \
   ./targets/kvdispatcher:FuzzRequests \
   ./export/metrics:FuzzParseScrapeKey \

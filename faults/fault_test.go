@@ -11,7 +11,7 @@ import (
 )
 
 func TestKinds(t *testing.T) {
-	want := []string{"bandwidth", "host_disconnect", "host_kill", "host_pause", "host_stop", "http_error", "http_latency", "latency", "limit_data", "proxy_down", "reset_peer", "slow_close", "timeout"}
+	want := []string{"bandwidth", "grpc_error", "grpc_latency", "grpc_reset", "host_disconnect", "host_kill", "host_pause", "host_stop", "http_error", "http_latency", "latency", "limit_data", "proxy_down", "reset_peer", "slow_close", "timeout"}
 	if got := Kinds(); !slices.Equal(got, want) {
 		t.Errorf("Kinds() = %v, want %v", got, want)
 	}
@@ -30,7 +30,7 @@ func TestCheck(t *testing.T) {
 		{"timeout blackhole", "timeout", map[string]float64{"timeout": 0}, ""},
 		{"reset_peer default", "reset_peer", nil, ""},
 		{"unknown kind", "latnecy", nil,
-			`unknown fault kind "latnecy" (allowed: bandwidth, host_disconnect, host_kill, host_pause, host_stop, http_error, http_latency, latency, limit_data, proxy_down, reset_peer, slow_close, timeout)`},
+			`unknown fault kind "latnecy" (allowed: bandwidth, grpc_error, grpc_latency, grpc_reset, host_disconnect, host_kill, host_pause, host_stop, http_error, http_latency, latency, limit_data, proxy_down, reset_peer, slow_close, timeout)`},
 		{"unknown attr", "latency", map[string]float64{"latency": 1, "delay": 5},
 			`latency: attribute "delay": unknown attribute (allowed: latency (ms, 0..3600000, required); jitter (ms, 0..3600000))`},
 		{"missing attr", "bandwidth", map[string]float64{},
@@ -142,12 +142,12 @@ func TestToxicFaultApplyRollsBackAndRevertSaysGone(t *testing.T) {
 	}
 }
 
-// TestStageOf: the HTTP kinds declare the HTTP stage, every other kind
-// the connection's, and an unknown kind none.
+// TestStageOf: the HTTP and gRPC kinds declare the HTTP stage, every
+// other kind the connection's, and an unknown kind none.
 func TestStageOf(t *testing.T) {
 	for _, k := range Kinds() {
 		want := scenario.StageTCP
-		if k == KindHTTPError || k == KindHTTPLatency {
+		if k == KindHTTPError || k == KindHTTPLatency || strings.HasPrefix(k, "grpc_") {
 			want = scenario.StageHTTP
 		}
 		if got := StageOf(k); got != want {

@@ -5,8 +5,9 @@ import (
 	"strings"
 )
 
-// Match selects the requests an HTTP fault (http_error, http_latency) acts
-// on; every condition given must hold, and an absent match selects every
+// Match selects the requests an HTTP fault (http_error, http_latency) or
+// the calls a gRPC fault (grpc_error, grpc_latency, grpc_reset; path is the
+// call's /package.Service/Method, header its metadata) acts on; every condition given must hold, and an absent match selects every
 // request.
 type Match struct {
 	// Method is the request method, e.g. POST.
@@ -66,7 +67,7 @@ func (v *validator) match(p string, f *Fault) {
 		return
 	}
 	if f.Kind != "" && v.opts.FaultStage != nil && f.Stage != StageHTTP {
-		v.errf(p, "http_error, http_latency", "fault kind %q does not read HTTP requests: match applies to HTTP fault kinds only", f.Kind)
+		v.errf(p, "http_error, http_latency, grpc_error, grpc_latency, grpc_reset", "fault kind %q does not read HTTP requests: match applies to HTTP and gRPC fault kinds only", f.Kind)
 		return
 	}
 	if v.ok(p+".method") && m.Method != "" && !isToken(m.Method) {

@@ -127,7 +127,7 @@ func applyWorkload(s *Scenario, parts []string, val string) (string, error) {
 }
 
 func applyFault(s *Scenario, parts []string, val string) (string, error) {
-	const allowed = "start, duration, direction, toxicity, attributes.KEY"
+	const allowed = "start, duration, direction, toxicity, attributes.KEY, match.method, match.path, match.path_regex, match.header.NAME"
 	if len(parts) < 2 {
 		return "", errAllowed("faults.NAME.KEY where KEY is one of "+allowed, "want faults.NAME.KEY")
 	}
@@ -164,6 +164,8 @@ func applyFault(s *Scenario, parts []string, val string) (string, error) {
 			}
 			f.Toxicity = &x
 			return p + ".toxicity", nil
+		case len(rest) >= 2 && rest[0] == "match":
+			return setMatch(f, p, rest[1:], val)
 		case len(rest) == 2 && rest[0] == "attributes":
 			x, err := parseNumber(val)
 			if err != nil {
@@ -178,6 +180,33 @@ func applyFault(s *Scenario, parts []string, val string) (string, error) {
 		return "", errAllowed(allowed, "unknown fault key %q", strings.Join(rest, "."))
 	}
 	return "", errAllowed(allowedList(s.faultNames()), "unknown fault %q", parts[0])
+}
+
+// setMatch sets one key of a fault's match: method, path, path_regex or
+// header.NAME (an empty value removes it); validation checks the result.
+func setMatch(f *Fault, p string, key []string, val string) (string, error) {
+	if f.Match == nil {
+		f.Match = &Match{}
+	}
+	m := f.Match
+	switch {
+	case len(key) == 1 && key[0] == "method":
+		m.Method = val
+	case len(key) == 1 && key[0] == "path":
+		m.Path = val
+	case len(key) == 1 && key[0] == "path_regex":
+		m.PathRegex = val
+	case len(key) == 2 && key[0] == "header":
+		if m.Header == nil {
+			m.Header = map[string]string{}
+		}
+		if m.Header[key[1]] = val; val == "" {
+			delete(m.Header, key[1])
+		}
+	default:
+		return "", errAllowed("match.method, match.path, match.path_regex, match.header.NAME", "unknown match key %q", strings.Join(key, "."))
+	}
+	return p + ".match." + strings.Join(key, "."), nil
 }
 
 func applyService(s *Scenario, parts []string, val string) (string, error) {

@@ -77,7 +77,7 @@ func TestApplyErrors(t *testing.T) {
 		{"workload.rate=3", `--set workload.rate=3: unknown workload key "workload.rate" (allowed: workload.duration, workload.script, workload.params.KEY, workload.engine, workload.connections, workload.streams.NAME.KEY)`},
 		{"seed=x", `--set seed=x: seed: want an integer, got "x"`},
 		{"faults.nope.start=1s", `--set faults.nope.start=1s: unknown fault "nope" (allowed: slow-vault)`},
-		{"faults.slow-vault.edge=a->b", `--set faults.slow-vault.edge=a->b: unknown fault key "edge" (allowed: start, duration, direction, toxicity, attributes.KEY)`},
+		{"faults.slow-vault.edge=a->b", `--set faults.slow-vault.edge=a->b: unknown fault key "edge" (allowed: start, duration, direction, toxicity, attributes.KEY, match.method, match.path, match.path_regex, match.header.NAME)`},
 		{"faults.slow-vault.attributes.latency=fast", `--set faults.slow-vault.attributes.latency=fast: faults.slow-vault.attributes.latency: want a number, got "fast"`},
 		{"noequals", `--set noequals: want KEY=VALUE (allowed: ` + overrideForms + `)`},
 		{"bank=1", `--set bank=1: want bank.KEY=VALUE (allowed: bank.KEY (config), bank.env.KEY, bank.replicas)`},
@@ -194,5 +194,27 @@ func TestApplyStreams(t *testing.T) {
 		`--set workload.streams.read.client.model=eager: workload.streams.read.client.model: unknown client model "eager" (allowed: naive, backoff, budgeted, smart)`
 	if err := Validate(s, testOptions); err == nil || err.Error() != want {
 		t.Errorf("got\n%v\nwant\n%s", err, want)
+	}
+}
+
+// TestApplyMatch: --set aims a fault's match elsewhere (another gRPC
+// method, one caller) and an empty header value removes that condition.
+func TestApplyMatch(t *testing.T) {
+	s, err := Load("testdata/good/bank.yaml", testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := []string{"faults.slow-vault.match.path=/grpc.examples.echo.Echo/*", "faults.slow-vault.match.method=POST",
+		"faults.slow-vault.match.header.x-caller=web-*", "faults.slow-vault.match.header.x-tier=gold", "faults.slow-vault.match.header.x-tier="}
+	if err := Apply(s, sets); err != nil {
+		t.Fatal(err)
+	}
+	m := s.Faults[0].Match
+	if m == nil || m.Path != "/grpc.examples.echo.Echo/*" || m.Method != "POST" || len(m.Header) != 1 || m.Header["x-caller"] != "web-*" {
+		t.Errorf("match = %+v", m)
+	}
+	err = Apply(s, []string{"faults.slow-vault.match.query=a"})
+	if err == nil || !strings.Contains(err.Error(), `unknown match key "query" (allowed: match.method, match.path, match.path_regex, match.header.NAME)`) {
+		t.Errorf("unknown match key: %v", err)
 	}
 }

@@ -107,6 +107,7 @@ func TestGRPCServerFaultedPerMethod(t *testing.T) {
 		{"echo", []string{"--set", "faults.greeter-unavailable.match.path=/grpc.examples.echo.Echo/*"}, echo, hello, "echo-available", "hello-available"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			res := runChaosrun(t, 2*time.Minute, append(append([]string{"--quiet"}, tc.sets...), file)...)
 			t.Logf("stdout:\n%s", res.stdout)
 			if res.code != exitBreach {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -272,7 +273,7 @@ func (a *API) listToxics(w http.ResponseWriter, r *http.Request) {
 }
 
 // isHTTPKind reports whether a toxic type belongs to the stage.
-func isHTTPKind(t string) bool { return t == KindError || t == KindLatency }
+func isHTTPKind(t string) bool { return slices.Contains(Kinds, t) }
 
 func (a *API) addToxic(w http.ResponseWriter, r *http.Request) {
 	body, ok := readBody(w, r)
@@ -356,6 +357,6 @@ func (a *API) toxic(w http.ResponseWriter, r *http.Request) {
 		}
 		writeJSON(w, http.StatusOK, t)
 	default:
-		apiError(w, http.StatusMethodNotAllowed, "%s toxics cannot be updated: remove and add again", KindError+"/"+KindLatency)
+		apiError(w, http.StatusMethodNotAllowed, "%s toxics cannot be updated: remove and add again", strings.Join(Kinds, "/"))
 	}
 }

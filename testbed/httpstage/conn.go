@@ -54,6 +54,10 @@ func (k *conn) closeConns() {
 // be relayed.
 func (k *conn) serve() {
 	defer k.closeConns()
+	if isH2(k.cr) {
+		k.serveH2()
+		return
+	}
 	for {
 		err := readHead(k.cr, &k.req, true)
 		switch {
@@ -67,6 +71,9 @@ func (k *conn) serve() {
 		var delay time.Duration
 		var answer *rule
 		for _, r := range *k.s.rules.Load() {
+			if r.grpc {
+				continue // gRPC calls come over HTTP/2 only
+			}
 			if hit, d := r.decide(&k.req); hit {
 				delay += d
 				if answer == nil && r.toxic.Type == KindError {

@@ -19,6 +19,10 @@ const (
 	KindLatency = "http_latency"
 )
 
+// Kinds are every toxic type the stage serves: HTTP/1.1 requests' and
+// gRPC calls'.
+var Kinds = []string{KindError, KindLatency, KindGRPCError, KindGRPCLatency, KindGRPCReset}
+
 // MaxLatency bounds a delay: one hour, as for Toxiproxy's latency toxic.
 const MaxLatency = time.Hour
 
@@ -60,6 +64,13 @@ type Attributes struct {
 	// Seed seeds the toxic's random choices; 0 derives one from the
 	// stage's seed and the toxic's name.
 	Seed int64 `json:"seed,omitempty"`
+	// Code is the gRPC status grpc_error answers (1..16, default 14,
+	// UNAVAILABLE); PushbackMS, when > 0, adds grpc-retry-pushback-ms.
+	Code       int   `json:"code,omitempty"`
+	PushbackMS int64 `json:"pushback_ms,omitempty"`
+	// GoAway makes grpc_reset end the whole connection with GOAWAY
+	// instead of resetting the call's stream (RST_STREAM).
+	GoAway int `json:"goaway,omitempty"`
 }
 
 // Stats count what a toxic saw while in force.
@@ -77,6 +88,7 @@ type rule struct {
 	toxic    Toxic // as added, with Seed resolved
 	toxicity float64
 	re       *regexp.Regexp
+	grpc     bool    // a gRPC kind: acts on gRPC calls over HTTP/2 only
 	sigma    float64 // lognormal shape
 	answer   []byte  // http_error: the response, without Connection
 	headLen  int     // http_error: bytes of answer before the body
@@ -93,7 +105,7 @@ func newRule(t Toxic, seed int64) (*rule, error) {
 	if t.Name == "" {
 		return nil, fmt.Errorf("toxic has no name")
 	}
-	r := &rule{toxic: t, toxicity: 1}
+	r := &rule{toxic: t, toxicity: 1, grpc: isGRPCKind(t.Type)}
 	if t.Toxicity != nil {
 		if v := *t.Toxicity; math.IsNaN(v) || v < 0 || v > 1 {
 			return nil, fmt.Errorf("toxic %s: toxicity %v out of range (allowed: 0..1)", t.Name, v)
@@ -113,7 +125,11 @@ func newRule(t Toxic, seed int64) (*rule, error) {
 			return nil, fmt.Errorf("toxic %s: retry_after %d s (allowed: 0..86400)", t.Name, a.RetryAfter)
 		}
 		r.answer, r.headLen = errorAnswer(t.Name, a.Status, a.RetryAfter)
-	case KindLatency:
+	case KindGRPCError, KindGRPCReset:
+		if err := checkGRPC(t.Name, a); err != nil {
+			return nil, err
+		}
+	case KindLatency, KindGRPCLatency:
 		maxMS := MaxLatency.Milliseconds()
 		for _, v := range []struct {
 			name string
@@ -134,7 +150,7 @@ func newRule(t Toxic, seed int64) (*rule, error) {
 			r.sigma = math.Log(float64(a.P99)/float64(a.Latency)) / 2.3263478740408408 // z of p99
 		}
 	default:
-		return nil, fmt.Errorf("toxic %s: unknown type %q (allowed: %s, %s)", t.Name, t.Type, KindError, KindLatency)
+		return nil, fmt.Errorf("toxic %s: unknown type %q (allowed: %s)", t.Name, t.Type, strings.Join(Kinds, ", "))
 	}
 	if a.Method != "" && !isToken([]byte(a.Method)) {
 		return nil, fmt.Errorf("toxic %s: method %q is not an HTTP method token", t.Name, a.Method)
@@ -215,8 +231,14 @@ func (r *rule) matches(h *head) bool {
 // decide counts request h and says whether the rule affects it, and with
 // what delay (http_latency).
 func (r *rule) decide(h *head) (hit bool, delay time.Duration) {
+	return r.roll(r.matches(h))
+}
+
+// roll counts a request the rule saw (matched or not) and, for a matched
+// one, draws whether the toxicity picks it and its delay.
+func (r *rule) roll(matched bool) (hit bool, delay time.Duration) {
 	r.seen.Add(1)
-	if !r.matches(h) {
+	if !matched {
 		return false, 0
 	}
 	r.matched.Add(1)
@@ -226,7 +248,7 @@ func (r *rule) decide(h *head) (hit bool, delay time.Duration) {
 		return false, 0
 	}
 	r.affected.Add(1)
-	if r.toxic.Type == KindLatency {
+	if r.toxic.Type == KindLatency || r.toxic.Type == KindGRPCLatency {
 		delay = r.delayLocked()
 	}
 	return true, delay

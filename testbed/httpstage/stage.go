@@ -12,10 +12,13 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"net"
+	"net/http/httputil"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/net/http2"
 )
 
 // DialTimeout bounds connecting to the upstream.
@@ -36,6 +39,11 @@ type Stage struct {
 	rules    atomic.Pointer[[]*rule] // copy on write, under mu
 
 	requests, tunnels atomic.Int64
+
+	// h2once readies the HTTP/2 forwarder on the first HTTP/2 stream.
+	h2once sync.Once
+	h2t    *http2.Transport
+	h2rp   *httputil.ReverseProxy
 
 	mu     sync.Mutex
 	conns  map[*conn]struct{}
@@ -160,6 +168,9 @@ func (s *Stage) Close() error {
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
+	if s.h2t != nil {
+		s.h2t.CloseIdleConnections()
+	}
 	return err
 }
 

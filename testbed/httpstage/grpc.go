@@ -1,0 +1,247 @@
+package httpstage
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/net/http2"
+)
+
+// Kinds of gRPC toxics: they act on gRPC calls (HTTP/2 requests whose
+// content-type is application/grpc…), matched by path (the call's
+// /package.Service/Method), method and header (metadata) as HTTP toxics
+// are.
+const (
+	// KindGRPCError answers the call with a gRPC status, without
+	// forwarding it.
+	KindGRPCError = "grpc_error"
+	// KindGRPCLatency delays the call before forwarding it.
+	KindGRPCLatency = "grpc_latency"
+	// KindGRPCReset resets the call's stream (RST_STREAM), or with goaway
+	// ends the connection (GOAWAY).
+	KindGRPCReset = "grpc_reset"
+)
+
+// grpcUnavailable is gRPC's UNAVAILABLE, grpc_error's default code.
+const grpcUnavailable = 14
+
+func isGRPCKind(t string) bool {
+	return t == KindGRPCError || t == KindGRPCLatency || t == KindGRPCReset
+}
+
+// checkGRPC checks grpc_error's and grpc_reset's attributes and sets
+// grpc_error's default code.
+func checkGRPC(name string, a *Attributes) error {
+	if a.Code == 0 {
+		a.Code = grpcUnavailable
+	}
+	switch {
+	case a.Code < 1 || a.Code > 16:
+		return fmt.Errorf("toxic %s: code %d (allowed: 1..16, a gRPC status other than OK)", name, a.Code)
+	case a.PushbackMS < 0 || a.PushbackMS > MaxLatency.Milliseconds():
+		return fmt.Errorf("toxic %s: pushback_ms %d (allowed: 0..%d)", name, a.PushbackMS, MaxLatency.Milliseconds())
+	case a.GoAway != 0 && a.GoAway != 1:
+		return fmt.Errorf("toxic %s: goaway %d (allowed: 0 or 1)", name, a.GoAway)
+	}
+	return nil
+}
+
+// isH2 reports whether the client opened with HTTP/2's connection preface
+// (prior knowledge, as gRPC clients do over plaintext). It waits for the
+// whole preface only once the first 4 bytes are "PRI ", which no HTTP/1.1
+// request starts with. An HTTP/1.1 "Upgrade: h2c" request is served (and
+// tunnelled after its 101) on the HTTP/1.1 path.
+func isH2(r interface{ Peek(int) ([]byte, error) }) bool {
+	b, err := r.Peek(4)
+	if err != nil || string(b) != http2.ClientPreface[:4] {
+		return false
+	}
+	b, err = r.Peek(len(http2.ClientPreface))
+	return err == nil && string(b) == http2.ClientPreface
+}
+
+// serveH2 serves the connection as HTTP/2: each stream is decided on by
+// the gRPC toxics, then answered, delayed, reset or forwarded upstream
+// over the stage's own HTTP/2 connections.
+func (k *conn) serveH2() {
+	base := &http.Server{ReadHeaderTimeout: DialTimeout}
+	srv := &http2.Server{MaxConcurrentStreams: 1000}
+	if err := http2.ConfigureServer(base, srv); err != nil {
+		return
+	}
+	h := &h2Handler{s: k.s, goaway: func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = base.Shutdown(ctx) // sends GOAWAY, lets streams in flight end
+	}}
+	srv.ServeConn(bufferedConn{Conn: k.c, r: k.cr}, &http2.ServeConnOpts{BaseConfig: base, Handler: h})
+}
+
+// bufferedConn reads through the reader that already holds the preface.
+type bufferedConn struct {
+	net.Conn
+	r interface{ Read([]byte) (int, error) }
+}
+
+func (c bufferedConn) Read(b []byte) (int, error) { return c.r.Read(b) }
+
+// h2Handler serves one client connection's HTTP/2 streams.
+type h2Handler struct {
+	s      *Stage
+	goaway func()
+}
+
+func (h *h2Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s := h.s
+	s.requests.Add(1)
+	var delay time.Duration
+	var act *rule
+	if isGRPC(r) {
+		for _, ru := range *s.rules.Load() {
+			if !ru.grpc {
+				continue
+			}
+			if hit, d := ru.roll(ru.matchesRequest(r)); hit {
+				delay += d
+				if act == nil && ru.toxic.Type != KindGRPCLatency {
+					act = ru
+				}
+			}
+		}
+	}
+	if delay > 0 && !s.sleepCtx(r.Context(), min(delay, MaxLatency)) {
+		return
+	}
+	switch {
+	case act == nil:
+		s.h2proxy().ServeHTTP(w, r)
+	case act.toxic.Type == KindGRPCError:
+		a := act.toxic.Attributes
+		writeGRPCStatus(w, a.Code, "injected by chaosrun grpc_error "+act.toxic.Name, a.PushbackMS)
+	case act.toxic.Attributes.GoAway == 1:
+		go h.goaway()
+		panic(http.ErrAbortHandler)
+	default:
+		panic(http.ErrAbortHandler) // RST_STREAM
+	}
+}
+
+// isGRPC reports whether r is a gRPC call (content-type application/grpc,
+// application/grpc+proto, …).
+func isGRPC(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	return ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+") || strings.HasPrefix(ct, "application/grpc;")
+}
+
+// writeGRPCStatus answers a call trailers-only: HTTP 200 with the status
+// in the one HEADERS frame that ends the stream.
+func writeGRPCStatus(w http.ResponseWriter, code int, msg string, pushbackMS int64) {
+	h := w.Header()
+	h.Set("Content-Type", "application/grpc")
+	h.Set("Grpc-Status", strconv.Itoa(code))
+	h.Set("Grpc-Message", grpcMessage(msg))
+	if pushbackMS > 0 {
+		h.Set("Grpc-Retry-Pushback-Ms", strconv.FormatInt(pushbackMS, 10))
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+// grpcMessage percent-encodes a status message as gRPC's wire format asks
+// (every byte outside printable ASCII, and %).
+func grpcMessage(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < ' ' || c > '~' || c == '%' {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// matchesRequest reports whether an HTTP/2 request is one the rule
+// selects: method, path glob and regex, header globs (metadata).
+func (r *rule) matchesRequest(req *http.Request) bool {
+	a := &r.toxic.Attributes
+	if a.Method != "" && !strings.EqualFold(req.Method, a.Method) {
+		return false
+	}
+	p := []byte(req.URL.Path)
+	if a.Path != "" && !globMatch(a.Path, p) {
+		return false
+	}
+	if r.re != nil && !r.re.Match(p) {
+		return false
+	}
+	for name, pattern := range a.Header {
+		found := false
+		for _, v := range req.Header.Values(name) {
+			if globMatch(pattern, []byte(v)) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// h2proxy is the stage's HTTP/2 forwarder: one reverse proxy over plaintext
+// HTTP/2 to the current upstream, trailers kept, each response flushed as
+// it comes (streams are multiplexed on the stage's upstream connections).
+func (s *Stage) h2proxy() *httputil.ReverseProxy {
+	s.h2once.Do(func() {
+		s.h2t = &http2.Transport{
+			AllowHTTP: true,
+			DialTLSContext: func(ctx context.Context, _, _ string, _ *tls.Config) (net.Conn, error) {
+				d := net.Dialer{Timeout: DialTimeout}
+				return d.DialContext(ctx, "tcp", s.Upstream())
+			},
+		}
+		s.h2rp = &httputil.ReverseProxy{
+			Rewrite: func(pr *httputil.ProxyRequest) {
+				pr.Out.URL.Scheme, pr.Out.URL.Host = "http", s.Upstream()
+				pr.Out.Host = pr.In.Host
+			},
+			Transport:     s.h2t,
+			FlushInterval: -1,
+			// A client that cancels a call mid-stream is routine for gRPC.
+			ErrorLog: log.New(io.Discard, "", 0),
+			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+				if isGRPC(r) {
+					writeGRPCStatus(w, grpcUnavailable, "chaosrun http stage: upstream: "+err.Error(), 0)
+					return
+				}
+				w.WriteHeader(http.StatusBadGateway)
+			},
+		}
+	})
+	return s.h2rp
+}
+
+// sleepCtx waits d unless the stage closes or ctx ends first.
+func (s *Stage) sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.done:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
