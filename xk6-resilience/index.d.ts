@@ -208,7 +208,9 @@ declare module 'k6/x/resilience' {
      * Toxiproxy's TCP toxics: latency, bandwidth, slow_close, timeout,
      * reset_peer, slicer, limit_data. On chaosrun's proxy server (`chaosrun
      * serve toxiproxy --http-stage`) also the HTTP-aware http_error and
-     * http_latency, which act on whole requests (see HTTPToxicAttributes).
+     * http_latency, which act on whole requests, and grpc_error,
+     * grpc_latency and grpc_reset, which act on gRPC calls (path is the
+     * call's /package.Service/Method; see HTTPToxicAttributes).
      */
     type?: string;
     stream?: 'downstream' | 'upstream';
@@ -217,7 +219,7 @@ declare module 'k6/x/resilience' {
     attributes?: Record<string, number> | HTTPToxicAttributes;
   }
 
-  /** Attributes of http_error and http_latency; every matcher given must hold. */
+  /** Attributes of the stage's toxics (http_*, grpc_*); every matcher given must hold. */
   export interface HTTPToxicAttributes {
     /** http_error: the status answered without forwarding (default 503). */
     status?: number;
@@ -227,7 +229,12 @@ declare module 'k6/x/resilience' {
     latency?: number;
     jitter?: number;
     p99?: number;
-    /** Matchers: method, path glob (* any run, ? one), RE2 on the path, header globs. */
+    /** grpc_error: the gRPC status answered (1..16, default 14 UNAVAILABLE) and a pushback in ms. */
+    code?: number;
+    pushback_ms?: number;
+    /** grpc_reset: 1 ends the call's connection with GOAWAY instead of resetting its stream. */
+    goaway?: number;
+    /** Matchers: method, path glob (* any run, ? one), RE2 on the path, header globs (metadata for gRPC). */
     method?: string;
     path?: string;
     path_regex?: string;
