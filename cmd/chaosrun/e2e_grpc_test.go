@@ -45,7 +45,8 @@ func grpcExampleServer(t *testing.T) string {
 }
 
 // grpcScenario writes testdata/grpc/per-method.yaml, pointed at addr, and
-// its .proto files into a folder of their own, as a team's repository holds them.
+// the example's .proto files (the copies the native engine's tests use)
+// into a folder of their own, as a team's repository holds them.
 func grpcScenario(t *testing.T, addr string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -61,7 +62,7 @@ func grpcScenario(t *testing.T, addr string) string {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"helloworld.proto", "echo.proto"} {
-		b, err := os.ReadFile(filepath.Join("testdata/grpc/protos", p))
+		b, err := os.ReadFile(filepath.Join("../../workloads/native/testdata/protos", p))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@
 package httpstage
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -225,13 +226,4 @@ func (s *Stage) dial(k *conn) (net.Conn, error) {
 }
 
 // sleep waits d unless the stage closes first.
-func (s *Stage) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-s.done:
-		return false
-	}
-}
+func (s *Stage) sleep(d time.Duration) bool { return s.sleepCtx(context.Background(), d) }
