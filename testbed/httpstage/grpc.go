@@ -56,17 +56,19 @@ func checkGRPC(name string, a *Attributes) error {
 }
 
 // isH2 reports whether the client opened with HTTP/2's connection preface
-// (prior knowledge, as gRPC clients do over plaintext). It waits for the
-// whole preface only once the first 4 bytes are "PRI ", which no HTTP/1.1
-// request starts with. An HTTP/1.1 "Upgrade: h2c" request is served (and
+// (prior knowledge, as gRPC clients do over plaintext). It peeks one byte
+// more only while the bytes so far match the preface, so a request or a
+// stream of any other protocol is never held waiting for bytes its client
+// will not send. An HTTP/1.1 "Upgrade: h2c" request is served (and
 // tunnelled after its 101) on the HTTP/1.1 path.
 func isH2(r interface{ Peek(int) ([]byte, error) }) bool {
-	b, err := r.Peek(4)
-	if err != nil || string(b) != http2.ClientPreface[:4] {
-		return false
+	for n := 1; n <= len(http2.ClientPreface); n++ {
+		b, err := r.Peek(n)
+		if err != nil || b[n-1] != http2.ClientPreface[n-1] {
+			return false
+		}
 	}
-	b, err = r.Peek(len(http2.ClientPreface))
-	return err == nil && string(b) == http2.ClientPreface
+	return true
 }
 
 // serveH2 serves the connection as HTTP/2: each stream is decided on by

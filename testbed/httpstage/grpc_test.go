@@ -1,10 +1,12 @@
 package httpstage
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -228,3 +230,26 @@ func TestGRPCConcurrentCallsOneConnection(t *testing.T) {
 		t.Errorf("stats %+v, want 200 seen, 100 matched", *tx.Stats)
 	}
 }
+
+// TestIsH2: the preface is recognised, and anything else is told apart at
+// its first byte that differs, without waiting for more.
+func TestIsH2(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{http2Preface, true},
+		{http2Preface + "\x00\x00\x00\x04", true},
+		{"GET / HTTP/1.1\r\n\r\n", false},
+		{"PRI * HTTP/1.1\r\n", false},
+		{"P", false}, // cut short
+		{"", false},
+	} {
+		r := bufio.NewReader(strings.NewReader(tc.in))
+		if got := isH2(r); got != tc.want {
+			t.Errorf("isH2(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+const http2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
