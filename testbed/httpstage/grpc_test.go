@@ -3,14 +3,17 @@ package httpstage
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"golang.org/x/net/http2"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -253,3 +256,30 @@ func TestIsH2(t *testing.T) {
 }
 
 const http2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+// TestGRPCKindsLeaveOtherHTTP2Alone: an HTTP/2 request that is not a gRPC
+// call is forwarded even when a gRPC toxic matches every path (grpc-go
+// then refuses its content type itself: 415).
+func TestGRPCKindsLeaveOtherHTTP2Alone(t *testing.T) {
+	s := startStage(t, startGRPCUpstream(t), grpcToxic("e", KindGRPCError, "*", Attributes{}))
+	client := &http.Client{Transport: &http2.Transport{AllowHTTP: true,
+		DialTLSContext: func(ctx context.Context, network, addr string, _ *tls.Config) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, addr)
+		}}, Timeout: 5 * time.Second}
+	for _, tc := range []struct {
+		contentType string
+		want        int
+	}{{"text/plain", http.StatusUnsupportedMediaType}, {"application/grpc", http.StatusOK}} {
+		resp, err := client.Post("http://"+s.Addr()+checkMethod, tc.contentType, strings.NewReader(""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s: HTTP %d, want %d", tc.contentType, resp.StatusCode, tc.want)
+		}
+		if got := resp.Header.Get("Grpc-Message"); (tc.want == http.StatusOK) != strings.Contains(got, "chaosrun") {
+			t.Errorf("%s: grpc-message %q", tc.contentType, got)
+		}
+	}
+}
