@@ -155,6 +155,12 @@ func TestHTMLBoundsAndKeyFigures(t *testing.T) {
 		t.Errorf("the rate chart draws a bound")
 	}
 	html := string(page)
+	if m := regexp.MustCompile(`\.plots svg\{[^}]*\}`).FindString(html); !strings.Contains(m, "width:100%") || strings.Contains(m, "max-width") {
+		t.Errorf("plots do not take the full content width: %s", m)
+	}
+	if !strings.Contains(check, `<svg width="793.7pt"`) {
+		t.Errorf("plot drawn narrower than 28 cm: %.80s", check)
+	}
 	i := strings.Index(html, `<table id="key-figures">`)
 	if i < 0 {
 		t.Fatalf("no key-figures table")
