@@ -82,8 +82,15 @@ func SVG(c Chart, faults []Span, xmax float64) ([]byte, error) {
 		return nil, err
 	}
 
+	// Adding a plotter widens the axes to its data: pin them again, so
+	// that every chart of the run spans the same seconds.
+	p.X.Min, p.X.Max = 0, math.Max(xmax, 1)
+	p.Y.Min, p.Y.Max = ymin, ymax
 	cv := vgsvg.New(plotWidth, plotHeight)
 	dc := draw.New(cv)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	p.BackgroundColor = nil
 	area := draw.Crop(dc, 0, -legendStrip, 0, 0)
 	// Shift the plot so that its data area starts at yGutter, whatever
 	// the width of this chart's Y labels.

@@ -42,6 +42,8 @@ func dataArea(t *testing.T, svg []byte) (left, right float64) {
 func TestSVGDataAreaAligned(t *testing.T) {
 	charts := []Chart{
 		{Title: "small", YLabel: "calls", Lines: []Line{ramp("a", 1)}},
+		// the last window's centre lies past the run's end
+		{Title: "late", YLabel: "calls", Lines: []Line{{Name: "a", Points: []Point{{0.5, 1}, {30.5, 2}}}}},
 		{Title: "huge", YLabel: "req/s", Lines: []Line{ramp("a", 1234567)}},
 		{Title: "log", YLabel: "ms", LogY: true, Lines: []Line{ramp("p50", 3), ramp("p99", 20000)}},
 		{Title: "legend", YLabel: "x", Lines: []Line{ramp("platform_client_host_ejected dependency=vault,host=127.0.0.1:33897", 7)}},
