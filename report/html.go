@@ -14,10 +14,10 @@ import (
 
 // htmlStyle is shared by the report and the index; everything is inline, the
 // page loads nothing at view time.
-const htmlStyle = `body{font-family:sans-serif;margin:1.5em;max-width:70em;color:#222}
+const htmlStyle = `body{font-family:sans-serif;margin:1.5em auto;padding:0 1.5em;max-width:90em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 1em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}
 th{background:#f3f3f3}.pass{color:#176f2c;font-weight:bold}.fail{color:#b3261e;font-weight:bold}
-.headline{font-size:1.3em}.plots svg{display:block;margin:.5em 0 1.5em;width:100%;max-width:45em;height:auto}
+.headline{font-size:1.3em}.plots figure{margin:0}.plots svg{display:block;margin:.5em 0 1.5em;width:100%;height:auto}
 .facts{color:#555}code{background:#f6f6f6;padding:0 .2em}`
 
 var reportTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
@@ -37,6 +37,10 @@ var reportTmpl = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <table id="faults"><thead><tr><th>fault</th><th>kind</th><th>target</th><th>action</th><th>scheduled</th><th>actual</th><th>detail</th></tr></thead><tbody>
 {{range .Faults}}<tr><td>{{.Fault}}</td><td>{{.Kind}}</td><td>{{.Target}}</td><td>{{.Action}}</td><td>{{.Scheduled}}</td><td>{{.Actual}}</td><td>{{.Detail}}</td></tr>
 {{end}}</tbody></table>{{end}}
+{{if .KeyFigures}}<h2>Key figures</h2>
+<table id="key-figures"><thead><tr><th>API</th><th>phase</th><th>req/s</th><th>p50</th><th>p99</th><th>failed</th></tr></thead><tbody>
+{{range .KeyFigures}}<tr><td>{{.API}}</td><td>{{.Phase}}</td><td>{{.Rate}}</td><td>{{.P50}}</td><td>{{.P99}}</td><td>{{.Failed}}</td></tr>
+{{end}}</tbody></table>{{else if .KeyFiguresErr}}<p class="facts" id="key-figures">Key figures not available: {{.KeyFiguresErr}}</p>{{end}}
 <p class="facts">seed {{.Run.Seed}} · testbed {{.Run.Testbed}} · load {{.Load}}{{range $k, $v := .Run.Versions}} · {{$k}} {{$v}}{{end}}{{if .Run.Overrides}} · overrides <code>{{.Overrides}}</code>{{end}}</p>
 <h2>Plots</h2>
 <p class="facts">Shaded: fault windows, from applied to reverted (actual times).</p>
@@ -83,11 +87,14 @@ func HTML(r *record.Run) ([]byte, error) {
 		Faults                    []htmlFault
 		Plots                     []htmlPlot
 		Effects                   []string
+		KeyFigures                []htmlFigure
+		KeyFiguresErr             string
 	}{Run: r, Style: template.CSS(htmlStyle), Pass: Passed(r), Headline: Headline(r), Load: timeOf(r.Timings.Load),
 		Overrides: strings.Join(r.Overrides, " ")}
 	for _, v := range r.Verdicts {
 		data.Verdicts = append(data.Verdicts, htmlVerdict{v, result(v), observed(v), bound(v)})
 	}
+	data.KeyFigures, data.KeyFiguresErr = htmlFigures(r)
 	for _, e := range r.FaultEffects {
 		data.Effects = append(data.Effects, effect(e))
 	}
@@ -98,7 +105,7 @@ func HTML(r *record.Run) ([]byte, error) {
 		ev := record.FaultEvent{Fault: na.Fault, Kind: na.Kind, Target: na.Target, Action: "not applied", Detail: na.Reason}
 		data.Faults = append(data.Faults, htmlFault{ev, "+" + time.Duration(na.Start).String(), "-"})
 	}
-	for _, c := range charts {
+	for _, c := range withBounds(charts, r.Verdicts) {
 		svg, err := SVG(c, spans, xmax)
 		if err != nil {
 			return nil, err
@@ -110,6 +117,23 @@ func HTML(r *record.Run) ([]byte, error) {
 		return nil, fmt.Errorf("report: html for %s: %w", r.Scenario, err)
 	}
 	return buf.Bytes(), nil
+}
+
+// htmlFigure is one row of the key-figures table, written as the Markdown
+// summary writes it.
+type htmlFigure struct{ API, Phase, Rate, P50, P99, Failed string }
+
+// htmlFigures returns the key figures' rows, or why there are none.
+func htmlFigures(r *record.Run) ([]htmlFigure, string) {
+	kf, err := KeyFigures(r)
+	if err != nil {
+		return nil, err.Error()
+	}
+	out := make([]htmlFigure, 0, len(kf))
+	for _, k := range kf {
+		out = append(out, htmlFigure{k.API, k.Phase, num(k.Rate, ""), num(k.P50, "ms"), num(k.P99, "ms"), percent(k.Failed)})
+	}
+	return out, ""
 }
 
 func timeDur(d record.Duration) float64 { return float64(d) / 1e9 }

@@ -32,6 +32,14 @@ type Chart struct {
 	// LogY draws the Y axis in log scale (latencies spanning decades).
 	LogY  bool
 	Lines []Line
+	// Bounds are the assertion bounds drawn on the chart.
+	Bounds []Bound
+}
+
+// Bound is an assertion's bound on a chart's metric, in the chart's unit.
+type Bound struct {
+	Name string
+	Y    float64
 }
 
 // FaultSpans returns every fault's window [applied, reverted) in seconds
