@@ -10,7 +10,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/chaosrun/chaosrun/internal/suggest"
 )
@@ -125,17 +124,56 @@ func ReadRef(ref string) ([]byte, error) {
 	return Read(strings.TrimPrefix(refs[0], Prefix))
 }
 
-// WriteList writes the catalog to w as a table (name, claim, the --set
-// that switches the protection off) and how to run and read its scenarios.
+// ListWidth is the width WriteList fits the catalog in: a terminal's.
+const ListWidth = 80
+
+// WriteList writes the catalog to w within ListWidth columns: each
+// scenario's name and claim (wrapped), then the --set flags that switch its
+// protection off, and how to run and read its scenarios.
 func WriteList(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tCLAIM\tSWITCH IT OFF WITH")
+	nameWidth := 0
 	for _, e := range catalog {
-		fmt.Fprintf(tw, "%s\t%s\t--set %s\n", e.Name, e.Claim, strings.Join(e.Switch, " --set "))
+		nameWidth = max(nameWidth, len(e.Name))
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	indent := strings.Repeat(" ", nameWidth+2)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-*s  %s\n", nameWidth, "NAME", "CLAIM, then the switch that turns its protection off")
+	for _, e := range catalog {
+		for i, line := range wrap(strings.Fields(e.Claim), ListWidth-len(indent)) {
+			head := indent
+			if i == 0 {
+				head = fmt.Sprintf("%-*s  ", nameWidth, e.Name)
+			}
+			b.WriteString(head + line + "\n")
+		}
+		words := []string{"off:"}
+		for _, s := range e.Switch {
+			words = append(words, "--set "+s)
+		}
+		for _, line := range wrap(words, ListWidth-len(indent)-2) {
+			b.WriteString(indent + "  " + line + "\n")
+		}
 	}
-	_, err := fmt.Fprintln(w, "\nrun one: chaosrun run catalog:NAME   all: chaosrun run catalog:   read one: chaosrun catalog show NAME")
+	b.WriteString("\nrun one:  chaosrun run catalog:NAME\nrun all:  chaosrun run catalog:\nread one: chaosrun catalog show NAME\n")
+	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// wrap joins words into lines of at most width columns; a word longer
+// than width has a line of its own.
+func wrap(words []string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range words {
+		switch {
+		case line == "":
+			line = word
+		case len(line)+1+len(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return append(lines, line)
 }

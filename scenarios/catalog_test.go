@@ -94,8 +94,8 @@ func TestReadRef(t *testing.T) {
 	}
 }
 
-// TestWriteList: a header, a row per scenario with its claim and switch,
-// and how to run them.
+// TestWriteList: a header, each scenario with its claim and switch, how to
+// run them, and no line wider than a terminal.
 func TestWriteList(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteList(&b); err != nil {
@@ -105,9 +105,34 @@ func TestWriteList(t *testing.T) {
 	if !strings.HasPrefix(out, "NAME ") || !strings.Contains(out, "chaosrun run catalog:NAME") {
 		t.Errorf("list:\n%s", out)
 	}
+	for i, line := range strings.Split(out, "\n") {
+		if len(line) > ListWidth {
+			t.Errorf("line %d is %d columns, want at most %d: %q", i+1, len(line), ListWidth, line)
+		}
+	}
+	flat := strings.Join(strings.Fields(out), " ")
 	for _, e := range All() {
-		if !strings.Contains(out, e.Name) || !strings.Contains(out, "--set "+e.Switch[0]) {
-			t.Errorf("list lacks %s or its switch %v", e.Name, e.Switch)
+		if !strings.Contains(flat, e.Name+" "+e.Claim) || !strings.Contains(flat, "--set "+strings.Join(e.Switch, " --set ")) {
+			t.Errorf("list lacks %s, its claim or its switch %v", e.Name, e.Switch)
+		}
+	}
+}
+
+// TestWrap: words are kept whole and in order; a line breaks before the
+// word that would pass the width (a switch's "--set a=b" is one word).
+func TestWrap(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		width int
+		want  []string
+	}{
+		{"a bb ccc", 4, []string{"a bb", "ccc"}},
+		{"a bb ccc", 8, []string{"a bb ccc"}},
+		{"averyverylongword b", 5, []string{"averyverylongword", "b"}},
+		{"", 5, []string{""}},
+	} {
+		if got := wrap(strings.Fields(tc.in), tc.width); !slices.Equal(got, tc.want) {
+			t.Errorf("wrap(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
 		}
 	}
 }
