@@ -11,6 +11,7 @@ import (
 
 	"github.com/chaosrun/chaosrun/assertions"
 	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/report"
 	"github.com/chaosrun/chaosrun/scenario"
 )
 
@@ -40,6 +41,9 @@ type Point struct {
 	// /metrics; Ejected is the replicas their smart clients have ejected.
 	Sheds   map[string]float64 `json:"sheds,omitempty"`
 	Ejected float64            `json:"ejected"`
+	// APIs is each API's p99 (ms) this second, by report.Group: the
+	// latency plot draws one line per API rather than one mixing them.
+	APIs map[string]float64 `json:"apis,omitempty"`
 }
 
 // SLO is the live state of one assertion check.
@@ -291,20 +295,31 @@ func (l *live) computePoints(ws []record.Window, from int) []Point {
 	return out
 }
 
-// point is one second's plot values and its merged latency histogram.
+// point is one second's plot values and its merged latency histogram:
+// HTTP requests and gRPC calls alike (a gRPC call failed when its status
+// is not "0", OK).
 func point(w record.Window, start time.Time) (Point, *hdrhistogram.Histogram) {
 	p := Point{T: int64(w.Start.Sub(start.Truncate(time.Second)) / time.Second)}
 	h := record.NewHist()
+	perAPI := map[string]*hdrhistogram.Histogram{}
 	var n int64
 	for _, s := range w.Series {
 		switch s.Metric {
-		case "http_req_duration":
-			if s.Hist == "" {
+		case "http_req_duration", "grpc_req_duration":
+			sh, err := record.DecodeHist(s.Hist)
+			if s.Hist == "" || err != nil {
 				continue
 			}
-			if sh, err := record.DecodeHist(s.Hist); err == nil {
-				h.Merge(sh)
-				n += s.Count
+			h.Merge(sh)
+			n += s.Count
+			if s.Metric == "grpc_req_duration" && s.Tags["status"] != "0" {
+				p.Errors += float64(s.Count)
+			}
+			if api := report.Group(s); api != "" {
+				if perAPI[api] == nil {
+					perAPI[api] = record.NewHist()
+				}
+				perAPI[api].Merge(sh)
 			}
 		case "http_req_failed":
 			p.Errors += float64(s.NonZero)
@@ -314,6 +329,12 @@ func point(w record.Window, start time.Time) (Point, *hdrhistogram.Histogram) {
 	if n > 0 {
 		p.P50 = float64(h.ValueAtQuantile(50)) / 1000
 		p.P99 = float64(h.ValueAtQuantile(99)) / 1000
+	}
+	if len(perAPI) > 1 {
+		p.APIs = make(map[string]float64, len(perAPI))
+		for api, ah := range perAPI {
+			p.APIs[api] = float64(ah.ValueAtQuantile(99)) / 1000
+		}
 	}
 	return p, h
 }

@@ -57,3 +57,48 @@ func TestPointsSlidingP99(t *testing.T) {
 }
 
 func near(got, want float64) bool { return got >= want && got <= want*1.001 }
+
+// TestPointPerAPI: a second's point carries each API's p99 when there are
+// several (one line each on the page), counts gRPC calls in its rate and
+// those not OK as errors, and has no per-API figures for a single API.
+func TestPointPerAPI(t *testing.T) {
+	start := time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
+	series := func(metric string, tags map[string]string, ms, n int64) record.Series {
+		h := record.NewHist()
+		h.RecordValues(ms*1000, n)
+		enc, err := record.EncodeHist(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return record.Series{Metric: metric, Kind: record.Trend, Tags: tags, Count: n, Hist: enc}
+	}
+	for _, tc := range []struct {
+		name       string
+		series     []record.Series
+		rate, errs float64
+		apis       map[string]float64
+	}{
+		{"two HTTP APIs", []record.Series{
+			series("http_req_duration", map[string]string{"api": "check"}, 1, 90),
+			series("http_req_duration", map[string]string{"api": "cash"}, 100, 10),
+			{Metric: "http_req_failed", Kind: record.Rate, Tags: map[string]string{"api": "cash"}, Count: 10, NonZero: 4},
+		}, 100, 4, map[string]float64{"check": 1, "cash": 100}},
+		{"gRPC methods", []record.Series{
+			series("grpc_req_duration", map[string]string{"name": "/a.S/Get", "status": "0"}, 2, 50),
+			series("grpc_req_duration", map[string]string{"name": "/a.S/List", "status": "14"}, 3, 5),
+			series("grpc_req_duration", map[string]string{"name": "/a.S/List", "status": "0"}, 3, 45),
+		}, 100, 5, map[string]float64{"/a.S/Get": 2, "/a.S/List": 3}},
+		{"one API", []record.Series{series("http_req_duration", map[string]string{"api": "check"}, 1, 10)}, 10, 0, nil},
+	} {
+		p, _ := point(record.Window{Start: start, Series: tc.series}, start)
+		if p.Rate != tc.rate || p.Errors != tc.errs || len(p.APIs) != len(tc.apis) {
+			t.Errorf("%s: rate %v, errors %v, apis %v; want %v, %v, %v", tc.name, p.Rate, p.Errors, p.APIs, tc.rate, tc.errs, tc.apis)
+			continue
+		}
+		for api, want := range tc.apis {
+			if !near(p.APIs[api], want) {
+				t.Errorf("%s: %s p99 %v, want %v", tc.name, api, p.APIs[api], want)
+			}
+		}
+	}
+}

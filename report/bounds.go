@@ -10,7 +10,8 @@ import (
 // withBounds attaches to each chart the verdict bounds that map cleanly onto
 // it: a percentile bound in ms on one API's latency (http_req_duration or
 // grpc_req_duration with the single filter api:X) goes on the chart
-// "Latency X". Other bounds are left out rather than drawn on a chart that
+// "Latency X"; a rate bound on one API's http_req_failed goes on the failed
+// share chart. Other bounds are left out rather than drawn on a chart that
 // plots something else.
 func withBounds(charts []Chart, verdicts []record.Verdict) []Chart {
 	at := map[string]int{}
@@ -31,16 +32,20 @@ func withBounds(charts []Chart, verdicts []record.Verdict) []Chart {
 
 // boundChart names the chart v's bound belongs on.
 func boundChart(v record.Verdict) (string, bool) {
-	if v.Unit != "ms" || !strings.HasPrefix(strings.TrimSpace(v.Check), "p(") {
-		return "", false
-	}
+	check := strings.TrimSpace(v.Check)
 	m, err := assertions.ParseMetric(v.Metric)
-	if err != nil || m.Source != "" || !isLatency(m.Name) || len(m.Filters) != 1 {
+	if err != nil || m.Source != "" || len(m.Filters) != 1 {
 		return "", false
 	}
 	f := m.Filters[0]
 	if f.Key != "api" || f.Not || f.Value == "" {
 		return "", false
 	}
-	return "Latency " + f.Value, true
+	switch {
+	case v.Unit == "ms" && strings.HasPrefix(check, "p(") && isLatency(m.Name):
+		return "Latency " + f.Value, true
+	case strings.HasPrefix(check, "rate") && m.Name == "http_req_failed":
+		return failedShareTitle, true
+	}
+	return "", false
 }

@@ -132,7 +132,9 @@ func TestLegendLabels(t *testing.T) {
 
 // TestHTMLBoundsAndKeyFigures: base1's verdict "check-p99-isolated" bounds
 // p(99) of TransactCheck's latency: its chart draws the bound dashed and
-// names it, TransactCash's does not; the page has the key-figures table.
+// names it, TransactCash's does not; "check-errors-isolated" bounds a
+// failure rate, drawn on the failed share chart; the page has the
+// key-figures table.
 func TestHTMLBoundsAndKeyFigures(t *testing.T) {
 	r, err := record.ReadJSON(context.Background(), filepath.Join("testdata", "runs", "base1.json"))
 	if err != nil {
@@ -155,6 +157,11 @@ func TestHTMLBoundsAndKeyFigures(t *testing.T) {
 	}
 	if rate := plots["Request rate"]; reDashed.MatchString(rate) {
 		t.Errorf("the rate chart draws a bound")
+	}
+	// check-errors-isolated bounds TransactCheck's http_req_failed rate:
+	// it is drawn on the failed share chart.
+	if share := plots[failedShareTitle]; !reDashed.MatchString(share) || !strings.Contains(share, "bound: check-errors-isolated") {
+		t.Errorf("the failed share chart lacks the dashed bound of check-errors-isolated")
 	}
 	html := string(page)
 	if m := regexp.MustCompile(`\.plots svg\{[^}]*\}`).FindString(html); !strings.Contains(m, "width:100%") || strings.Contains(m, "max-width") {

@@ -64,8 +64,9 @@ func FaultSpans(r *record.Run) []Span {
 	return out
 }
 
-// group names the API (and tier) a k6 series belongs to.
-func group(s record.Series) string {
+// Group names the API (and tier) a series belongs to: its api tag, else
+// its name, else its k6 scenario.
+func Group(s record.Series) string {
 	g := s.Tags["api"]
 	if g == "" {
 		g = s.Tags["name"]
@@ -94,7 +95,7 @@ func LatencyCharts(r *record.Run) ([]Chart, error) {
 			if !isLatency(s.Metric) || s.Kind != record.Trend || s.Count == 0 || s.Hist == "" {
 				continue
 			}
-			g := group(s)
+			g := Group(s)
 			if hs[g] == nil {
 				hs[g] = &record.HistSum{}
 			}
@@ -135,9 +136,9 @@ func RateChart(r *record.Run) (c Chart, ok bool, err error) {
 		for _, s := range w.Series {
 			switch s.Metric {
 			case "http_reqs":
-				sum[group(s)] += s.Sum
+				sum[Group(s)] += s.Sum
 			case "grpc_req_duration": // a sample a call
-				sum[group(s)] += float64(s.Count)
+				sum[Group(s)] += float64(s.Count)
 			case "dropped_iterations":
 				sum["dropped "+s.Tags["scenario"]] += s.Sum
 			}
@@ -159,7 +160,7 @@ func FailureChart(r *record.Run) (c Chart, ok bool, err error) {
 		sum := map[string]float64{}
 		for _, s := range w.Series {
 			if s.Metric == "http_req_failed" && s.NonZero > 0 {
-				sum[group(s)+" status="+s.Tags["status"]] += float64(s.NonZero)
+				sum[Group(s)+" status="+s.Tags["status"]] += float64(s.NonZero)
 			}
 		}
 		for k, v := range sum {
@@ -168,6 +169,38 @@ func FailureChart(r *record.Run) (c Chart, ok bool, err error) {
 		return nil
 	})
 	c, ok = chartOf("Failed requests by API and status", "req/s", lines)
+	return c, ok, err
+}
+
+// failedShareTitle is the title of FailedShareChart, where rate bounds go.
+const failedShareTitle = "Failed share by API"
+
+// FailedShareChart returns each API's share of failed requests per second
+// (http_req_failed's rate; for gRPC, calls whose status is not OK), the
+// figure a rate bound such as http_req_failed{api:X} rate < 0.01 judges;
+// ok is false when the record has no such samples.
+func FailedShareChart(r *record.Run) (c Chart, ok bool, err error) {
+	lines := map[string][]Point{}
+	err = r.EachWindow(func(w record.Window) error {
+		failed, total := map[string]float64{}, map[string]float64{}
+		for _, s := range w.Series {
+			switch {
+			case s.Metric == "http_req_failed" && s.Count > 0:
+				failed[Group(s)] += float64(s.NonZero)
+				total[Group(s)] += float64(s.Count)
+			case s.Metric == "grpc_req_duration" && s.Count > 0:
+				if s.Tags["status"] != "0" {
+					failed[Group(s)] += float64(s.Count)
+				}
+				total[Group(s)] += float64(s.Count)
+			}
+		}
+		for k, n := range total {
+			lines[k] = append(lines[k], Point{sec(r, w.Start) + 0.5, failed[k] / n})
+		}
+		return nil
+	})
+	c, ok = chartOf(failedShareTitle, "share failed", lines)
 	return c, ok, err
 }
 
@@ -351,7 +384,7 @@ func Charts(r *record.Run) ([]Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, chart := range []func(*record.Run) (Chart, bool, error){RateChart, FailureChart} {
+	for _, chart := range []func(*record.Run) (Chart, bool, error){RateChart, FailureChart, FailedShareChart} {
 		c, ok, err := chart(r)
 		if err != nil {
 			return nil, err

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -305,8 +306,8 @@ const plotsReady = `['plot-latency', 'plot-rate', 'plot-errors', 'plot-sheds', '
 })`
 
 // checkPlots checks the plots in the browser: axes with titles and ticks,
-// legends (latency's with the sliding p99 beside the per-second one), the
-// fault shaded, pixels drawn.
+// legends (latency's with a p99 line per API beside the sliding p99 of
+// all), the fault shaded, pixels drawn.
 func checkPlots(t *testing.T, br *browser) {
 	t.Helper()
 	br.waitFor(t, "plots with axes, legends and fault shading", plotsReady, 10*time.Second)
@@ -315,10 +316,23 @@ func checkPlots(t *testing.T, br *browser) {
 	  c.scales.x.ticks.length + ' ticks, y "' + c.scales.y.options.title.text + '" ' + c.scales.y.ticks.length + ' ticks, legend [' +
 	  c.legend.legendItems.map((l) => l.text).join(', ') + ']').join('\n')`, &desc)
 	t.Logf("plots:\n%s", desc)
-	for _, want := range []string{"p50 per second", "p99 per second", "p99 over the last", "fault in force", "seconds of load", "ms (log scale)"} {
+	// The bank's two APIs have a latency line each, not one line mixing them.
+	for _, want := range []string{"p99 TransactCheck", "p99 TransactCash", "p99, all, over the last", "fault in force", "seconds of load", "ms (log scale)"} {
 		if !strings.Contains(desc, want) {
 			t.Errorf("plots lack %q", want)
 		}
+	}
+	// The slow vault shows on TransactCash's line, not on TransactCheck's.
+	var peaks []float64
+	br.eval(t, `['p99 TransactCash', 'p99 TransactCheck'].map((l) => Math.max(0, ...window.gameday.charts['plot-latency'].data.datasets.find((d) => d.label === l).data.map((p) => p.y || 0)))`, &peaks)
+	if len(peaks) != 2 || peaks[0] < 10*peaks[1] {
+		t.Errorf("latency peaks per API (cash, check) %v ms: want cash's at least 10× check's", peaks)
+	}
+	// Every plot's data area starts at the same x: fault shading lines up.
+	var lefts []float64
+	br.eval(t, `Object.values(window.gameday.charts).map((c) => Math.round(c.chartArea.left))`, &lefts)
+	if slices.Min(lefts) != slices.Max(lefts) {
+		t.Errorf("plots' data areas start at x %v; want one x for all", lefts)
 	}
 }
 

@@ -142,7 +142,7 @@ function renderTimeline(tl) {
 
 // Plots: Chart.js line charts over seconds of load, one per panel, with
 // axis titles, units and legends; fault windows shaded by a small plugin.
-const COLORS = ['#0969da', '#d1242f', '#8250df', '#1a7f37', '#bc4c00', '#6e7781'];
+const COLORS = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9']; // Okabe–Ito, as the reports
 const SHADE = 'rgba(229, 79, 59, 0.16)';
 const charts = {};
 window.gameday.charts = charts;
@@ -178,7 +178,8 @@ function makeChart(id, title, yTitle, logY) {
     elements: { point: { radius: 0 }, line: { borderWidth: 1.5, tension: 0 } },
     scales: {
       x: { type: 'linear', title: { display: true, text: 'seconds of load' }, ticks: { precision: 0, maxTicksLimit: 10 } },
-      y: { type: logY ? 'logarithmic' : 'linear', beginAtZero: !logY, title: { display: true, text: yTitle },
+      // A fixed width for the Y axis: every plot's data area starts at the same x.
+      y: { type: logY ? 'logarithmic' : 'linear', beginAtZero: !logY, title: { display: true, text: yTitle }, afterFit: (s) => { s.width = 64; },
         ticks: { maxTicksLimit: 6, callback: (v) => (logY && ![1, 2, 5].includes(+String(v)[0]) ? '' : fmtTick(v)) } },
     },
     plugins: {
@@ -230,6 +231,20 @@ function shedReasons(pts) {
   return Object.keys(total).sort((a, b) => total[b] - total[a]).slice(0, 6);
 }
 
+// latencyLines: with one API, its p50 and p99 per second; with several,
+// each API's p99 per second (the six busiest by seconds seen) rather than
+// a p50 and p99 that mix them; and the p99 over the SLOs' sliding window.
+function latencyLines(pts, slide) {
+  const seen = {};
+  for (const p of pts) for (const a of Object.keys(p.apis || {})) seen[a] = (seen[a] || 0) + 1;
+  const apis = Object.keys(seen).sort((a, b) => seen[b] - seen[a] || a.localeCompare(b)).slice(0, 6).sort();
+  const lines = apis.length ? apis.map((a) => ({ label: 'p99 ' + a, key: (p) => (p.apis || {})[a], width: 1.5 })) : [
+    { label: 'p50 per second', key: 'p50', color: '#0072b2', width: 1 },
+    { label: 'p99 per second', key: 'p99', color: '#d55e00', width: 1, dash: [3, 2] },
+  ];
+  return lines.concat([{ label: 'p99, all, over the last ' + slide, key: 'p99w', color: '#000000', width: 2.5 }]);
+}
+
 function render(s) {
   if (!s.slos) return;
   updates++;
@@ -242,11 +257,7 @@ function render(s) {
   const spans = s.spans || [];
   loadSeconds = s.elapsed || 0;
   const slide = meta ? meta.slide : 'window';
-  plot('plot-latency', { title: 'Latency', y: 'ms (log scale)', logY: true }, pts, [
-    { label: 'p50 per second', key: 'p50', color: '#0969da', width: 1 },
-    { label: 'p99 per second', key: 'p99', color: '#d1242f', width: 1, dash: [3, 2] },
-    { label: 'p99 over the last ' + slide, key: 'p99w', color: '#8250df', width: 2.5 },
-  ], spans);
+  plot('plot-latency', { title: 'Latency', y: 'ms (log scale)', logY: true }, pts, latencyLines(pts, slide), spans);
   plot('plot-rate', { title: 'Request rate', y: 'requests / s' }, pts, [{ label: 'requests/s', key: 'rate' }], spans);
   plot('plot-errors', { title: 'Errors', y: 'failed requests / s' }, pts, [{ label: 'failed requests/s', key: 'errors', color: '#d1242f' }], spans);
   plot('plot-sheds', { title: "Sheds by reason (targets' /metrics)", y: 'refused / s' }, pts,
