@@ -48,6 +48,9 @@ var catalog = []Entry{
 	{"bank-slow-vault", "a slow vault leaves TransactCheck untouched; TransactCash fails fast", []string{"bank.bulkheads=off"}},
 	{"bank-vault-down", "cash from the drawer keeps working while the vault is down", []string{"bank.drawer=off"}},
 	{"cache-slow-redis", "a real Redis behind an edge: a cache timeout keeps the front fast", []string{"front.cache-timeout=0s"}},
+	{"grpc-pushback-storm", "over gRPC, smart clients honour RESOURCE_EXHAUSTED with pushback and retry none of it", []string{"bank.retry-mode=naive"}},
+	{"grpc-slow-vault", "over gRPC, one slow vault method behind a bulkhead leaves TransactCheck untouched", []string{"bank.bulkheads=off"}},
+	{"grpc-unavailable-retries", "over gRPC, budgeted retries keep a burst of UNAVAILABLE on one method from becoming a retry storm", []string{"bank.retry-mode=naive"}},
 	{"http-retry-storm", "smart clients stop a retry storm of HTTP 503s", []string{"bank.retry-mode=naive"}},
 	{"http-slow-withdraw", "an HTTP-level slow API behind a bulkhead stays contained", []string{"bank.bulkheads=off"}},
 	{"kv-hot-key-flood", "a bot flood on one key reaches storage as a trickle", []string{"kvdispatcher.hotkeys=off"}},
@@ -146,12 +149,16 @@ func WriteList(w io.Writer) error {
 			}
 			b.WriteString(head + line + "\n")
 		}
-		words := []string{"off:"}
-		for _, s := range e.Switch {
-			words = append(words, "--set "+s)
+		words := make([]string, len(e.Switch))
+		for i, s := range e.Switch {
+			words[i] = "--set " + s
 		}
-		for _, line := range wrap(words, ListWidth-len(indent)-2) {
-			b.WriteString(indent + "  " + line + "\n")
+		for i, line := range wrap(words, ListWidth-len(indent)-7) {
+			head := indent + "       "
+			if i == 0 {
+				head = indent + "  off: "
+			}
+			b.WriteString(head + line + "\n")
 		}
 	}
 	b.WriteString("\nrun one:  chaosrun run catalog:NAME\nrun all:  chaosrun run catalog:\nread one: chaosrun catalog show NAME\n")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,6 +33,10 @@ type catalogAB struct {
 	// faithful, when set, compares what the two arms observed: a limit in
 	// shadow mode (on) must count what the enforcing arm (off) rejected.
 	faithful *faithfulness
+	// parallel runs the two arms side by side, after the package's
+	// timing-sensitive tests: for assertions that count (retries, back
+	// pressure) rather than time, which sharing the cores does not move.
+	parallel bool
 }
 
 // faithfulness names the assertion whose observed value is the on arm's
@@ -48,6 +53,10 @@ type faithfulness struct {
 // runCatalogAB runs both arms of ab on a testbed ("local" or "docker");
 // after returns what the run left behind (Docker objects), if anything.
 func runCatalogAB(t *testing.T, testbed string, ab catalogAB, left func(pid int) []string) {
+	if ab.parallel && ab.faithful != nil {
+		t.Fatalf("%s: a faithfulness check needs both arms ended; its arms cannot run in parallel", ab.scenario)
+	}
+	var mu sync.Mutex
 	observed := map[string]float64{} // arm/assertion -> observed value
 	for _, arm := range []struct {
 		name     string
@@ -58,6 +67,9 @@ func runCatalogAB(t *testing.T, testbed string, ab catalogAB, left func(pid int)
 		{"off-breaches", append(append([]string(nil), ab.short...), ab.off...), exitBreach},
 	} {
 		t.Run(ab.scenario+"/"+arm.name, func(t *testing.T) {
+			if ab.parallel {
+				t.Parallel()
+			}
 			args := []string{"--quiet", "--testbed", testbed}
 			for _, s := range arm.sets {
 				args = append(args, "--set", s)
@@ -81,7 +93,9 @@ func runCatalogAB(t *testing.T, testbed string, ab catalogAB, left func(pid int)
 			}
 			for _, v := range r.Verdicts {
 				t.Logf("%s", verdictLine(v))
+				mu.Lock()
 				observed[arm.name+"/"+v.Assertion] = v.Observed
+				mu.Unlock()
 				if arm.wantCode == exitOK && !v.Pass {
 					t.Errorf("protection on, yet %s failed", verdictLine(v))
 				}

@@ -31,7 +31,7 @@ func TestCatalogCommands(t *testing.T) {
 		wantStdout []string
 		wantStderr []string
 	}{
-		{"list", []string{"catalog", "list"}, exitOK, []string{"NAME", "bank-slow-vault", "a slow vault leaves TransactCheck untouched", "--set bank.bulkheads=off", "--set bank.deadlines=off --set bank.deadline-propagation=off", "chaosrun run catalog:NAME"}, nil},
+		{"list", []string{"catalog", "list"}, exitOK, []string{"NAME", "bank-slow-vault", "a slow vault leaves TransactCheck untouched", "--set bank.bulkheads=off", "off: --set bank.deadlines=off", "--set bank.deadline-propagation=off", "chaosrun run catalog:NAME"}, nil},
 		{"show", []string{"catalog", "show", "bank-slow-vault"}, exitOK, []string{"version: 1\nname: bank-slow-vault\n", "engine: native"}, nil},
 		{"show with the prefix", []string{"catalog", "show", "catalog:kv-scan-quota"}, exitOK, []string{"name: kv-scan-quota"}, nil},
 		{"show unknown", []string{"catalog", "show", "bank-slow"}, exitUsage, nil, []string{`no catalog scenario "bank-slow"`, "allowed: bank-deadlines,", "kv-tier-shedding"}},

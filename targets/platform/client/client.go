@@ -129,6 +129,7 @@ type Client struct {
 	cfg     Config
 	caller  string
 	hc      *http.Client
+	grpc    grpcConns // with --rpc grpc: a connection per replica
 	now     func() time.Time
 	lb      *balancer
 	budget  *retryBudget
@@ -204,6 +205,11 @@ func New(name string, addrs []string, timeout time.Duration, opts ...Option) (*C
 		hc: &http.Client{Transport: o.transport}, now: o.now,
 		m: newDepMetrics(vecs, name, addrs),
 	}
+	if o.cfg.RPC == rpcGRPC {
+		if c.grpc, err = dialGRPC(addrs); err != nil {
+			return nil, fmt.Errorf("dependency %s: %w", name, err)
+		}
+	}
 	seed := o.cfg.Seed
 	if seed == 0 {
 		seed = uint64(o.now().UnixNano())
@@ -230,8 +236,11 @@ func New(name string, addrs []string, timeout time.Duration, opts ...Option) (*C
 // ejectedHosts lists the replicas ejected now.
 func (c *Client) ejectedHosts() []string { return c.lb.ejectedHosts() }
 
-// Close drops idle connections.
-func (c *Client) Close() { c.hc.CloseIdleConnections() }
+// Close drops idle connections (and closes gRPC ones).
+func (c *Client) Close() {
+	c.hc.CloseIdleConnections()
+	c.grpc.close()
+}
 
 // PostJSON posts in as JSON to path and decodes a 2xx answer into out (if non-nil).
 func (c *Client) PostJSON(ctx context.Context, path string, in, out any) error {
@@ -393,6 +402,9 @@ func (c *Client) roundTrip(ctx context.Context, addr string, timeout, announce t
 			return fail(KindTimeout, fmt.Errorf("no answer within %s: %w", timeout, err))
 		}
 		return fail(KindUnavailable, err)
+	}
+	if c.grpc != nil {
+		return c.grpcRoundTrip(ctx, cctx, addr, announce, send, cl, classify)
 	}
 	var rd io.Reader
 	if cl.body != nil {

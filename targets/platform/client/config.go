@@ -55,6 +55,9 @@ type Config struct {
 	Outlier OutlierConfig
 	// Seed seeds the balancer's random choices (ewma, p2c); 0 picks one.
 	Seed uint64
+	// RPC is how calls travel: http (JSON over HTTP/1.1) or grpc (the same
+	// calls as gRPC unary methods, platform.GRPCMethod) (--rpc).
+	RPC string
 }
 
 // DefaultConfig returns the defaults: smart retries (2, 10 ms..500 ms
@@ -73,6 +76,7 @@ func DefaultConfig() Config {
 		BalancerDecay:     defaultDecay,
 		PropagateDeadline: true,
 		Outlier:           defaultOutlierConfig(),
+		RPC:               rpcHTTP,
 	}
 }
 
@@ -94,6 +98,7 @@ func (c *Config) Register(fs *flag.FlagSet) {
 	fs.IntVar(&c.BreakerProbes, "breaker-probes", c.BreakerProbes, "trial attempts in half-open that must succeed to close the breaker")
 	fs.Var(choiceFlag{&c.Balancer, parseBalancer}, "balancer", "load balancing over replicas: ewma (two random choices, lower peak-EWMA latency × calls in flight), p2c (two random choices, least loaded) or rr (round robin)")
 	fs.DurationVar(&c.BalancerDecay, "balancer-decay", c.BalancerDecay, "time constant of the ewma balancer's latency estimates (how fast a slow record fades)")
+	fs.Var(choiceFlag{&c.RPC, parseRPC}, "rpc", "how calls to dependencies travel: http (JSON over HTTP/1.1) or grpc (gRPC unary calls on the same port)")
 	fs.Var((*onOffFlag)(&c.PropagateDeadline), "deadline-propagation", "bound dependency calls by the request's deadline and send it on: on or off")
 	o := &c.Outlier
 	fs.Var((*onOffFlag)(&o.Enabled), "outlier", "outlier detection and ejection over replicas: on or off")
@@ -116,6 +121,9 @@ func (c *Config) Register(fs *flag.FlagSet) {
 // Validate checks the values; the error names the flag and what is allowed.
 func (c *Config) Validate() error {
 	if _, err := parseRetryMode(c.RetryMode); err != nil {
+		return err
+	}
+	if _, err := parseRPC(c.RPC); err != nil {
 		return err
 	}
 	if _, err := parseBalancer(c.Balancer); err != nil {

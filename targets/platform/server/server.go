@@ -9,8 +9,11 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"google.golang.org/grpc"
 )
 
 // ReadyPrefix starts the one line a server prints to stdout once it listens.
@@ -64,6 +67,11 @@ type Server struct {
 	dec     decisionCounters
 	mux     *http.ServeMux
 	ready   atomic.Bool
+
+	// grpc serves the routes as gRPC methods on the same port (grpc.go).
+	grpc       *grpc.Server
+	grpcMu     sync.RWMutex
+	grpcRoutes map[string]grpcRoute
 }
 
 // New returns a server named name (for logs). log may be nil (discard).
@@ -80,7 +88,8 @@ func New(name string, cfg Config, m *Metrics, log *slog.Logger) *Server {
 	if cfg.Watermark <= 0 {
 		cfg.Watermark = max(cfg.Workers, 1)
 	}
-	s := &Server{name: name, cfg: cfg, log: log, metrics: m, mux: http.NewServeMux()}
+	s := &Server{name: name, cfg: cfg, log: log, metrics: m, mux: http.NewServeMux(), grpcRoutes: map[string]grpcRoute{}}
+	s.grpc = s.newGRPC()
 	s.workers = newPool(poolConfig{
 		Mode: cfg.Queue, Workers: cfg.Workers, MaxQueue: cfg.QueueLength, QueueTimeout: cfg.QueueTimeout,
 		Codel: cfg.Codel, Backpressure: cfg.Backpressure, Watermark: cfg.Watermark,
@@ -113,7 +122,7 @@ func (s *Server) Metrics() *Metrics { return s.metrics }
 // Handle routes pattern (http.ServeMux syntax) to h through the admission
 // path: deadline, quota, then the worker pool's queue.
 func (s *Server) Handle(pattern string, h http.Handler) {
-	s.mux.Handle(pattern, s.admit(pattern, h, RouteOptions{}))
+	s.HandleWith(pattern, h, RouteOptions{})
 }
 
 // RouteOptions are per-API admission controls.
@@ -126,15 +135,17 @@ type RouteOptions struct {
 // HandleWith is Handle with per-API options.
 func (s *Server) HandleWith(pattern string, h http.Handler, opts RouteOptions) {
 	s.mux.Handle(pattern, s.admit(pattern, h, opts))
+	s.addGRPCRoute(pattern)
 }
 
 // HandleFunc is Handle for a function.
 func (s *Server) HandleFunc(pattern string, h http.HandlerFunc) { s.Handle(pattern, h) }
 
-// Handler is the server's whole routing, for tests with httptest. It counts as ready.
+// Handler is the server's whole routing, gRPC calls included, for tests
+// with httptest. It counts as ready.
 func (s *Server) Handler() http.Handler {
 	s.ready.Store(true)
-	return s.mux
+	return s.root()
 }
 
 func (s *Server) healthz(w http.ResponseWriter, _ *http.Request) {
@@ -159,8 +170,12 @@ func (s *Server) Run(ctx context.Context, stdout io.Writer) error {
 func (s *Server) serve(ctx context.Context, ln net.Listener, stdout io.Writer) error {
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
+	var protocols http.Protocols // HTTP/1.1, and HTTP/2 without TLS for gRPC
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
 	srv := &http.Server{
-		Handler:           s.mux,
+		Handler:           s.root(),
+		Protocols:         &protocols,
 		BaseContext:       func(net.Listener) context.Context { return base },
 		ReadHeaderTimeout: 5 * time.Second,
 		IdleTimeout:       60 * time.Second,
