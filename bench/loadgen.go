@@ -98,6 +98,12 @@ func k6Args(script string, env map[string]string, extra ...string) []string {
 // "resilience" (the harness's stream receiver, as the runner does) or
 // "json" (k6's own JSON output to a file).
 func (b *bench) k6Step(ctx context.Context, bin, arm, url string, rate int, output string) (loadStep, error) {
+	return b.k6ScriptStep(ctx, bin, arm, "car.js", url, rate, output)
+}
+
+// k6ScriptStep is k6Step with another of bench/k6's scripts, which takes
+// the same environment and writes the same summary.
+func (b *bench) k6ScriptStep(ctx context.Context, bin, arm, script, url string, rate int, output string) (loadStep, error) {
 	st := loadStep{Arm: arm, Rate: rate}
 	dur := b.cfg.step
 	summary := filepath.Join(b.tmp, fmt.Sprintf("summary-%s-%d.json", arm, rate))
@@ -127,7 +133,7 @@ func (b *bench) k6Step(ctx context.Context, bin, arm, url string, rate int, outp
 		defer os.Remove(jsonPath)
 	}
 	res, err := runCmd(ctx, dur+2*time.Minute, b.tmp, []string{"K6_NO_USAGE_REPORT=true"}, bin,
-		k6Args(filepath.Join(b.root, "bench", "k6", "car.js"), env, extra...)...)
+		k6Args(filepath.Join(b.root, "bench", "k6", script), env, extra...)...)
 	if err != nil {
 		return st, err
 	}

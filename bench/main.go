@@ -32,7 +32,7 @@ import (
 )
 
 // sectionNames are the bench's sections, in the order they run.
-var sectionNames = []string{"loadgen", "ingest", "judge", "accuracy", "faults", "targets", "micro", "verdict", "firstrun"}
+var sectionNames = []string{"loadgen", "grpc", "ingest", "judge", "accuracy", "faults", "targets", "micro", "verdict", "firstrun"}
 
 // config is the bench's flags.
 type config struct {
@@ -203,7 +203,7 @@ func (b *bench) runAll(ctx context.Context) (*Results, error) {
 	sections := map[string]func(context.Context) (Section, error){
 		"loadgen": b.loadgenSection, "ingest": b.ingestSection, "judge": b.judgeSection, "accuracy": b.accuracySection,
 		"faults": b.faultsSection, "targets": b.targetsSection, "micro": b.microSection, "verdict": b.verdictSection,
-		"firstrun": b.firstRunSection,
+		"firstrun": b.firstRunSection, "grpc": b.grpcSection,
 	}
 	for _, name := range b.cfg.only {
 		if ctx.Err() != nil {
@@ -259,7 +259,7 @@ func (b *bench) setup(ctx context.Context) error {
 			b.tools["wrk"] = strings.TrimSpace(first)
 		}
 	}
-	if need("loadgen", "accuracy", "verdict") {
+	if need("loadgen", "grpc", "accuracy", "verdict") {
 		b.logf("k6 with xk6-resilience (cached after the first build)")
 		bin, err := k6build.Ensure(ctx, k6build.Options{Root: b.root, Progress: b.stderr, Getenv: os.Getenv})
 		if err != nil {
@@ -283,7 +283,7 @@ func (b *bench) setup(ctx context.Context) error {
 		b.tools["vegeta"] = modVersion(filepath.Join(mod, "go.mod"), "github.com/tsenart/vegeta/v12")
 		b.tools["benchstat"] = modVersion(filepath.Join(mod, "go.mod"), "golang.org/x/perf")
 	}
-	if need("loadgen", "accuracy", "faults", "targets", "verdict") {
+	if need("loadgen", "grpc", "accuracy", "faults", "targets", "verdict") {
 		b.logf("chaosrun binary")
 		b.chaosrun = filepath.Join(b.tmp, "chaosrun")
 		t0 := time.Now()

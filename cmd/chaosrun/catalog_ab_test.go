@@ -242,11 +242,11 @@ const dockerEveryPair = "CHAOSRUN_DOCKER_CATALOG"
 // dockerPairs are the pairs make test runs on Docker: one for each thing the
 // Docker testbed does differently (a host fault as docker pause on one of
 // a service's replica containers, the HTTP fault stage in the Toxiproxy
-// container). Every local pair runs in make test too,
-// TestDockerComposeProject runs third-party software (PostgreSQL, Redis,
-// nginx) from a Compose project, and make docker-catalog runs every pair
-// on Docker.
-var dockerPairs = []string{"bank-outlier-pause", "http-retry-storm"}
+// container, here on gRPC calls between containers). Every local pair runs
+// in make test too, TestDockerComposeProject runs third-party software
+// (PostgreSQL, Redis, nginx) from a Compose project, and make
+// docker-catalog runs every pair on Docker.
+var dockerPairs = []string{"bank-outlier-pause", "grpc-unavailable-retries"}
 
 // TestDockerCatalogAB runs catalog scenarios' A/B pairs with --testbed
 // docker: each service in its own container, Toxiproxy in its own, and the
@@ -257,17 +257,22 @@ func TestDockerCatalogAB(t *testing.T) {
 	cli := requireDockerEngine(t)
 	left := func(pid int) []string { return ownedBy(t, cli, pid) }
 	every := os.Getenv(dockerEveryPair) == "1"
-	for _, ab := range slices.Concat(bankABs, platformABs, kvABs) {
+	for _, ab := range allCatalogABs() {
 		if every || slices.Contains(dockerPairs, ab.scenario) {
 			runCatalogAB(t, "docker", ab, left)
 		}
 	}
 }
 
+// allCatalogABs are every local catalog pair.
+func allCatalogABs() []catalogAB {
+	return slices.Concat(bankABs, platformABs, kvABs, []catalogAB{grpcSlowVaultAB}, grpcRetryABs)
+}
+
 // TestDockerPairsExist keeps dockerPairs to names of catalog pairs.
 func TestDockerPairsExist(t *testing.T) {
 	for _, name := range dockerPairs {
-		if !slices.ContainsFunc(slices.Concat(bankABs, platformABs, kvABs), func(ab catalogAB) bool { return ab.scenario == name }) {
+		if !slices.ContainsFunc(allCatalogABs(), func(ab catalogAB) bool { return ab.scenario == name }) {
 			t.Errorf("dockerPairs names %s, which is no catalog pair", name)
 		}
 	}

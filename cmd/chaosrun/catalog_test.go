@@ -78,7 +78,7 @@ func TestCatalogSwitchesApply(t *testing.T) {
 			t.Errorf("%s: switch %v does not apply: %s", e.Name, e.Switch, se)
 		}
 	}
-	for _, ab := range slices.Concat(bankABs, platformABs, kvABs) {
+	for _, ab := range allCatalogABs() {
 		e, err := scenarios.Lookup(ab.scenario)
 		if err != nil {
 			t.Errorf("A/B test of %s: %v", ab.scenario, err)

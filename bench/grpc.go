@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/chaosrun/chaosrun/internal/childproc"
+	"github.com/chaosrun/chaosrun/models/arrival"
+	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/workloads/native"
+)
+
+// grpcMethod is the unary method both gRPC arms call: grpc-go's example
+// Greeter, which answers at once.
+const grpcMethod = "/helloworld.Greeter/SayHello"
+
+// grpcSection searches the highest rate of unary gRPC calls that k6's
+// k6/net/grpc and the native engine each sustain, open model, against the
+// same server: grpc-go's reflection example (not chaosrun's code), a
+// separate process. Goal: the native engine at 3× k6, as for HTTP.
+func (b *bench) grpcSection(ctx context.Context) (Section, error) {
+	sec := Section{Name: "gRPC load generation (grpc-go's example server, separate process)"}
+	addr, stop, err := b.startGRPCExample(ctx)
+	if err != nil {
+		return sec, err
+	}
+	defer stop()
+	steps := b.cfg.searchSteps
+	arms := []*loadArm{
+		{key: "k", name: "(k) k6, k6/net/grpc, constant-arrival-rate",
+			search: &RateSearch{Start: 2000, Max: 40000, MinStep: 250, Resolution: 0.05, MaxSteps: steps},
+			run:    func(r int) (loadStep, error) { return b.k6ScriptStep(ctx, b.plainK6, "k", "grpc.js", addr, r, "") }},
+		{key: "n", name: "(n) native engine, gRPC streams",
+			search: &RateSearch{Start: 4000, Max: 80000, MinStep: 500, Resolution: 0.05, MaxSteps: steps},
+			run:    func(r int) (loadStep, error) { return b.nativeGRPCStep(ctx, "n", addr, r) }},
+	}
+	all, err := b.searchArms(arms)
+	if err != nil {
+		return sec, err
+	}
+	sec.Detail = map[string]any{"steps": all, "step_seconds": b.cfg.step.Seconds(), "method": grpcMethod}
+	k, n := arms[0].search.Best(), arms[1].search.Best()
+	sec.Rows = append(sec.Rows,
+		Row{Name: "(k) k6 k6/net/grpc, constant-arrival-rate", Value: float64(k), Unit: "calls/s"},
+		Row{Name: "(n) native engine, gRPC unary, open model", Value: float64(n), Unit: "calls/s", Ref: "(k)", RefValue: float64(k), Goal: AtLeast(3)},
+	)
+	if s, r, ok := commonStep(all, "n", "k"); ok {
+		sec.Rows = append(sec.Rows, Row{Name: fmt.Sprintf("(n) native CPU per call at %d/s", s.Rate),
+			Value: s.CPUus, Unit: "µs", Ref: "(k)", RefValue: r.CPUus})
+	}
+	return sec, nil
+}
+
+// searchArms runs the arms' rate searches in turn, a step each, until
+// every search ends; a step failed by a hair is repeated up to twice.
+func (b *bench) searchArms(arms []*loadArm) ([]loadStep, error) {
+	var all []loadStep
+	for more := true; more; {
+		more = false
+		for _, a := range arms {
+			rate, ok := a.search.Next()
+			if !ok {
+				continue
+			}
+			more = true
+			var st loadStep
+			for try := range 3 {
+				var err error
+				if st, err = a.run(rate); err != nil {
+					return all, fmt.Errorf("%s at %d/s: %w", a.name, rate, err)
+				}
+				st.Retry = try > 0
+				all = append(all, st)
+				verdict := "ok"
+				if !st.OK {
+					verdict = "fail: " + st.Why
+				}
+				b.logf("  %s at %d/s: %.0f/s, %.1f µs CPU/call, %s", a.key, rate, st.Achieved, st.CPUus, verdict)
+				if !st.byAHair() {
+					break
+				}
+			}
+			a.search.Record(rate, st.OK)
+		}
+	}
+	return all, nil
+}
+
+// nativeGRPCStep runs the native engine's gRPC stream at rate against addr
+// for one step (after a warm-up on the same connection) and judges it as
+// the k6 arm's.
+func (b *bench) nativeGRPCStep(ctx context.Context, arm, addr string, rate int) (loadStep, error) {
+	st := loadStep{Arm: arm, Rate: rate}
+	dur := b.cfg.step
+	stream := func(name string, start, d time.Duration) native.Stream {
+		return native.Stream{Name: name, Targets: []string{"http://" + addr}, Timeout: 10 * time.Second,
+			Body: `{"name":"bench"}`, GRPC: &native.GRPC{Method: grpcMethod},
+			Arrival: arrival.Constant(float64(rate), start, d), Tags: map[string]string{"name": "bench"}}
+	}
+	spec := native.Spec{Seed: nativeSeed, Streams: []native.Stream{
+		stream(nativeWarmup, 0, stepWarmup), stream(nativeLoad, stepWarmup, dur)}}
+	sum, res, err := b.nativeRun(ctx, spec, nil)
+	if err != nil {
+		return st, err
+	}
+	load, warm := grpcTotals(sum.Windows, nativeLoad), grpcTotals(sum.Windows, nativeWarmup)
+	st.Requests, st.Sent, st.Dropped, st.Failed = load.reqs, load.reqs+warm.reqs, load.dropped, load.failed
+	st.Achieved = float64(load.iterations) / dur.Seconds()
+	st.CPUus = perReq(res.CPU, st.Sent)
+	if h, err := windowsHist(scenarioWindows(sum.Windows, nativeLoad), "grpc_req_duration"); err == nil && h.TotalCount() > 0 {
+		st.P99ms = float64(h.ValueAtQuantile(99)) / 1000
+	}
+	st.OK, st.Why = judgeOpen(rate, dur, load.reqs, load.dropped, load.failed)
+	if st.OK && sum.Dropped > 0 {
+		st.OK, st.Why = false, fmt.Sprintf("%d samples lost", sum.Dropped)
+	}
+	return st, nil
+}
+
+// grpcTotals is totalsOf for gRPC calls: each grpc_req_duration sample is
+// a call, failed when its status is not 0 (OK).
+func grpcTotals(ws []record.Window, scenario string) seriesTotals {
+	t := totalsOf(ws, scenario)
+	for _, w := range ws {
+		for _, s := range w.Series {
+			if s.Tags["scenario"] == scenario && s.Metric == "grpc_req_duration" {
+				t.reqs += s.Count
+				if s.Tags["status"] != "0" {
+					t.failed += s.Count
+				}
+			}
+		}
+	}
+	return t
+}
+
+// startGRPCExample builds grpc-go's reflection example from tools/grpcexample
+// and starts it on a free loopback port; stop ends it.
+func (b *bench) startGRPCExample(ctx context.Context) (addr string, stop func(), err error) {
+	bin := filepath.Join(b.tmp, "grpc-example-server")
+	if err := goBuild(ctx, filepath.Join(b.root, "tools", "grpcexample"), bin, "google.golang.org/grpc/examples/features/reflection/server"); err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port))
+	cmd.SysProcAttr = childproc.Attr()
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("start grpc-example-server: %w", err)
+	}
+	stop = func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			return addr, stop, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			stop()
+			return "", nil, fmt.Errorf("grpc-example-server does not accept on %s within 10 s", addr)
+		}
+	}
+}
