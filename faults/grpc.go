@@ -43,10 +43,16 @@ func init() {
 			attrs["jitter"] = jit
 			summary += " ±" + ms(a, "jitter") + " uniform"
 		}
-		return newHTTPFault(spec, attrs, summary+" per call")
+		where := " per call"
+		if a["response"] == 1 {
+			attrs["response"] = int64(1)
+			where = " per call, on its response headers"
+		}
+		return newHTTPFault(spec, attrs, summary+where)
 	},
-		Attr{Name: "latency", Unit: "ms", Min: 1, Max: MaxMillis, Required: true, Doc: "delay of each matched call, before it is forwarded"},
+		Attr{Name: "latency", Unit: "ms", Min: 1, Max: MaxMillis, Required: true, Doc: "delay of each matched call, before it is forwarded (or with response: 1, before its response headers)"},
 		Attr{Name: "jitter", Unit: "ms", Max: MaxMillis, Doc: "uniform delay in latency ± jitter"},
+		Attr{Name: "response", Unit: "0 or 1", Max: 1, Doc: "1: forward the call at once and hold its response headers, once the server has answered, for the delay"},
 	)
 	RegisterStage(KindGRPCReset, scenario.StageHTTP, func(spec scenario.Fault) (Fault, error) {
 		attrs := map[string]any{}

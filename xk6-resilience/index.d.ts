@@ -234,6 +234,8 @@ declare module 'k6/x/resilience' {
     pushback_ms?: number;
     /** grpc_reset: 1 ends the call's connection with GOAWAY instead of resetting its stream. */
     goaway?: number;
+    /** grpc_latency: 1 forwards the call at once and holds its response headers for the latency. */
+    response?: number;
     /** Matchers: method, path glob (* any run, ? one), RE2 on the path, header globs (metadata for gRPC). */
     method?: string;
     path?: string;

@@ -24,7 +24,8 @@ const (
 	// KindGRPCError answers the call with a gRPC status, without
 	// forwarding it.
 	KindGRPCError = "grpc_error"
-	// KindGRPCLatency delays the call before forwarding it.
+	// KindGRPCLatency delays the call before forwarding it, or with
+	// response its response headers once the server has answered.
 	KindGRPCLatency = "grpc_latency"
 	// KindGRPCReset resets the call's stream (RST_STREAM), or with goaway
 	// ends the connection (GOAWAY).
@@ -51,6 +52,8 @@ func checkGRPC(name string, a *Attributes) error {
 		return fmt.Errorf("toxic %s: pushback_ms %d (allowed: 0..%d)", name, a.PushbackMS, MaxLatency.Milliseconds())
 	case a.GoAway != 0 && a.GoAway != 1:
 		return fmt.Errorf("toxic %s: goaway %d (allowed: 0 or 1)", name, a.GoAway)
+	case a.Response != 0 && a.Response != 1:
+		return fmt.Errorf("toxic %s: response %d (allowed: 0 or 1)", name, a.Response)
 	}
 	return nil
 }
@@ -105,14 +108,19 @@ type h2Handler struct {
 func (h *h2Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s := h.s
 	s.requests.Add(1)
-	var delay time.Duration
+	var delay, respDelay time.Duration
 	var act *rule
 	if isGRPC(r) {
 		for _, ru := range *s.rules.Load() {
 			if !ru.grpc {
 				continue
 			}
-			if hit, d := ru.roll(ru.matchesRequest(r)); hit {
+			hit, d := ru.roll(ru.matchesRequest(r))
+			switch {
+			case !hit:
+			case ru.toxic.Type == KindGRPCLatency && ru.toxic.Attributes.Response == 1:
+				respDelay += d
+			default:
 				delay += d
 				if act == nil && ru.toxic.Type != KindGRPCLatency {
 					act = ru
@@ -124,6 +132,10 @@ func (h *h2Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
+	case act == nil && respDelay > 0:
+		s.h2proxy().ServeHTTP(&heldHeaders{ResponseWriter: w, hold: func() bool {
+			return s.sleepCtx(r.Context(), min(respDelay, MaxLatency))
+		}}, r)
 	case act == nil:
 		s.h2proxy().ServeHTTP(w, r)
 	case act.toxic.Type == KindGRPCError:
@@ -134,6 +146,42 @@ func (h *h2Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	default:
 		panic(http.ErrAbortHandler) // RST_STREAM
+	}
+}
+
+// heldHeaders holds a response's headers, and so everything after them,
+// until hold returns: the first WriteHeader, Write or Flush waits for it.
+// A hold cut short (the caller gone, the stage closing) aborts the stream.
+type heldHeaders struct {
+	http.ResponseWriter
+	hold func() bool
+	done bool
+}
+
+func (h *heldHeaders) wait() {
+	if h.done {
+		return
+	}
+	h.done = true
+	if !h.hold() {
+		panic(http.ErrAbortHandler)
+	}
+}
+
+func (h *heldHeaders) WriteHeader(code int) {
+	h.wait()
+	h.ResponseWriter.WriteHeader(code)
+}
+
+func (h *heldHeaders) Write(b []byte) (int, error) {
+	h.wait()
+	return h.ResponseWriter.Write(b)
+}
+
+func (h *heldHeaders) Flush() {
+	h.wait()
+	if f, ok := h.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
 	}
 }
 

@@ -283,3 +283,54 @@ func TestGRPCKindsLeaveOtherHTTP2Alone(t *testing.T) {
 		}
 	}
 }
+
+// arrivalHealth is grpc-go's health service that notes when each Check
+// reaches it.
+type arrivalHealth struct {
+	*health.Server
+	at chan time.Time
+}
+
+func (h *arrivalHealth) Check(ctx context.Context, in *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+	h.at <- time.Now()
+	return h.Server.Check(ctx, in)
+}
+
+// TestGRPCLatencyPhase: grpc_latency holds a call before it reaches the
+// server, or with response: 1 forwards it at once and holds the answer's
+// headers; either way the caller waits the latency.
+func TestGRPCLatencyPhase(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	hs := &arrivalHealth{Server: health.NewServer(), at: make(chan time.Time, 1)}
+	healthpb.RegisterHealthServer(srv, hs)
+	go srv.Serve(ln) //nolint:errcheck // ends with Stop
+	t.Cleanup(srv.Stop)
+	const latency = 300 * time.Millisecond
+	for _, tc := range []struct {
+		name     string
+		response int
+	}{{"before forwarding", 0}, {"on the response headers", 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startStage(t, ln.Addr().String(), grpcToxic("l", KindGRPCLatency, checkMethod, Attributes{Latency: latency.Milliseconds(), Response: tc.response}))
+			c := healthpb.NewHealthClient(grpcClient(t, s.Addr()))
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			start := time.Now()
+			if _, err := c.Check(ctx, &healthpb.HealthCheckRequest{}); err != nil {
+				t.Fatal(err)
+			}
+			took, reached := time.Since(start), (<-hs.at).Sub(start)
+			t.Logf("reached the server after %s, answered after %s", reached.Round(time.Millisecond), took.Round(time.Millisecond))
+			if took < latency {
+				t.Errorf("answered after %s, want at least %s", took, latency)
+			}
+			if held := reached >= latency; held != (tc.response == 0) {
+				t.Errorf("reached the server after %s; want the call held there: %v", reached, tc.response == 0)
+			}
+		})
+	}
+}

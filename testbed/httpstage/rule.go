@@ -71,6 +71,9 @@ type Attributes struct {
 	// GoAway makes grpc_reset end the whole connection with GOAWAY
 	// instead of resetting the call's stream (RST_STREAM).
 	GoAway int `json:"goaway,omitempty"`
+	// Response makes grpc_latency hold the call's response headers, once
+	// the server has answered, instead of the call before it is forwarded.
+	Response int `json:"response,omitempty"`
 }
 
 // Stats count what a toxic saw while in force.
