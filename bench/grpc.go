@@ -6,12 +6,18 @@ import (
 	"net"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/chaosrun/chaosrun/internal/childproc"
 	"github.com/chaosrun/chaosrun/models/arrival"
 	"github.com/chaosrun/chaosrun/record"
+	"github.com/chaosrun/chaosrun/testbed/httpstage"
+	"github.com/chaosrun/chaosrun/workloads/grpcproto"
 	"github.com/chaosrun/chaosrun/workloads/native"
 )
 
@@ -43,7 +49,8 @@ func (b *bench) grpcSection(ctx context.Context) (Section, error) {
 	if err != nil {
 		return sec, err
 	}
-	sec.Detail = map[string]any{"steps": all, "step_seconds": b.cfg.step.Seconds(), "method": grpcMethod}
+	detail := map[string]any{"steps": all, "step_seconds": b.cfg.step.Seconds(), "method": grpcMethod}
+	sec.Detail = detail
 	k, n := arms[0].search.Best(), arms[1].search.Best()
 	sec.Rows = append(sec.Rows,
 		Row{Name: "(k) k6 k6/net/grpc, constant-arrival-rate", Value: float64(k), Unit: "calls/s"},
@@ -53,7 +60,76 @@ func (b *bench) grpcSection(ctx context.Context) (Section, error) {
 		sec.Rows = append(sec.Rows, Row{Name: fmt.Sprintf("(n) native CPU per call at %d/s", s.Rate),
 			Value: s.CPUus, Unit: "µs", Ref: "(k)", RefValue: r.CPUus})
 	}
+	direct, staged, err := stageCost(ctx, addr)
+	if err != nil {
+		return sec, err
+	}
+	b.logf("  one call at a time: median %.1f µs direct, %.1f µs through the HTTP stage", direct, staged)
+	detail["stage_median_us"] = map[string]float64{"direct": direct, "stage": staged}
+	sec.Rows = append(sec.Rows, Row{Name: fmt.Sprintf("HTTP stage, added per unary call (median of %d, one at a time)", stageCalls),
+		Value: staged - direct, Unit: "µs", Goal: ValueAtMost(100),
+		Note: fmt.Sprintf("direct %.0f µs, through the stage %.0f µs; a gRPC toxic in force on another method", direct, staged)})
 	return sec, nil
+}
+
+// stageCalls is how many calls each arm of stageCost makes, in 3 rounds.
+const stageCalls = 3000
+
+// stageCost is the median of one SayHello at a time against addr, direct
+// and through an HTTP stage that holds a gRPC toxic on another method (so
+// every call is matched against it), rounds interleaved; in µs.
+func stageCost(ctx context.Context, addr string) (direct, staged float64, err error) {
+	st, err := httpstage.New("bench", "127.0.0.1:0", addr, nativeSeed)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer st.Close()
+	if _, err := st.Add(httpstage.Toxic{Name: "other-method", Type: httpstage.KindGRPCError,
+		Attributes: httpstage.Attributes{Path: "/helloworld.Greeter/Other"}}); err != nil {
+		return 0, 0, err
+	}
+	var took [2][]time.Duration
+	for range 3 {
+		for i, a := range []string{addr, st.Addr()} {
+			d, err := unaryCalls(ctx, a, stageCalls/3)
+			if err != nil {
+				return 0, 0, err
+			}
+			took[i] = append(took[i], d...)
+		}
+	}
+	med := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Nanoseconds()) / 1000
+	}
+	return med(took[0]), med(took[1]), nil
+}
+
+// unaryCalls makes n SayHello calls one at a time on a new connection to
+// addr (after 100 to warm it) and returns each one's time.
+func unaryCalls(ctx context.Context, addr string, n int) ([]time.Duration, error) {
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.ForceCodec(grpcproto.Codec{})))
+	if err != nil {
+		return nil, err
+	}
+	defer cc.Close()
+	req := &grpcproto.Raw{B: []byte{0x0a, 5, 'b', 'e', 'n', 'c', 'h'}} // HelloRequest{name: "bench"}
+	out := make([]time.Duration, 0, n)
+	for i := range n + 100 {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		t0 := time.Now()
+		err := cc.Invoke(cctx, grpcMethod, req, &grpcproto.Raw{})
+		d := time.Since(t0)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("SayHello at %s: %w", addr, err)
+		}
+		if i >= 100 {
+			out = append(out, d)
+		}
+	}
+	return out, nil
 }
 
 // searchArms runs the arms' rate searches in turn, a step each, until

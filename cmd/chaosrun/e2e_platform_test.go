@@ -36,6 +36,7 @@ var platformABs = []catalogAB{
 		off:        []string{"bank.retry-mode=naive"},
 		breached:   "amplification",
 		moneyCheck: true,
+		parallel:   true, // retries counted, nothing timed
 	},
 	{
 		scenario: "bank-deadlines",
