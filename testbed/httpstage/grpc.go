@@ -2,13 +2,9 @@ package httpstage
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
-	"io"
-	"log"
 	"net"
 	"net/http"
-	"net/http/httputil"
 	"strconv"
 	"strings"
 	"time"
@@ -79,7 +75,7 @@ func isH2(r interface{ Peek(int) ([]byte, error) }) bool {
 // over the stage's own HTTP/2 connections.
 func (k *conn) serveH2() {
 	base := &http.Server{ReadHeaderTimeout: DialTimeout}
-	srv := &http2.Server{MaxConcurrentStreams: 1000}
+	srv := &http2.Server{MaxConcurrentStreams: 1000, NewWriteScheduler: http2.NewRandomWriteScheduler}
 	if err := http2.ConfigureServer(base, srv); err != nil {
 		return
 	}
@@ -133,11 +129,11 @@ func (h *h2Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case act == nil && respDelay > 0:
-		s.h2proxy().ServeHTTP(&heldHeaders{ResponseWriter: w, hold: func() bool {
+		s.forwardH2(&heldHeaders{ResponseWriter: w, hold: func() bool {
 			return s.sleepCtx(r.Context(), min(respDelay, MaxLatency))
 		}}, r)
 	case act == nil:
-		s.h2proxy().ServeHTTP(w, r)
+		s.forwardH2(w, r)
 	case act.toxic.Type == KindGRPCError:
 		a := act.toxic.Attributes
 		writeGRPCStatus(w, a.Code, "injected by chaosrun grpc_error "+act.toxic.Name, a.PushbackMS)
@@ -247,39 +243,6 @@ func (r *rule) matchesRequest(req *http.Request) bool {
 		}
 	}
 	return true
-}
-
-// h2proxy is the stage's HTTP/2 forwarder: one reverse proxy over plaintext
-// HTTP/2 to the current upstream, trailers kept, each response flushed as
-// it comes (streams are multiplexed on the stage's upstream connections).
-func (s *Stage) h2proxy() *httputil.ReverseProxy {
-	s.h2once.Do(func() {
-		s.h2t = &http2.Transport{
-			AllowHTTP: true,
-			DialTLSContext: func(ctx context.Context, _, _ string, _ *tls.Config) (net.Conn, error) {
-				d := net.Dialer{Timeout: DialTimeout}
-				return d.DialContext(ctx, "tcp", s.Upstream())
-			},
-		}
-		s.h2rp = &httputil.ReverseProxy{
-			Rewrite: func(pr *httputil.ProxyRequest) {
-				pr.Out.URL.Scheme, pr.Out.URL.Host = "http", s.Upstream()
-				pr.Out.Host = pr.In.Host
-			},
-			Transport:     s.h2t,
-			FlushInterval: -1,
-			// A client that cancels a call mid-stream is routine for gRPC.
-			ErrorLog: log.New(io.Discard, "", 0),
-			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-				if isGRPC(r) {
-					writeGRPCStatus(w, grpcUnavailable, "chaosrun http stage: upstream: "+err.Error(), 0)
-					return
-				}
-				w.WriteHeader(http.StatusBadGateway)
-			},
-		}
-	})
-	return s.h2rp
 }
 
 // sleepCtx waits d unless the stage closes or ctx ends first.

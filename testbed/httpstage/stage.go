@@ -13,7 +13,6 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"net"
-	"net/http/httputil"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -44,7 +43,6 @@ type Stage struct {
 	// h2once readies the HTTP/2 forwarder on the first HTTP/2 stream.
 	h2once sync.Once
 	h2t    *http2.Transport
-	h2rp   *httputil.ReverseProxy
 
 	mu     sync.Mutex
 	conns  map[*conn]struct{}
