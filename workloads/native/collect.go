@@ -350,9 +350,9 @@ func (c *collector) tagsOf(k skey) map[string]string {
 			t["name"] = st.Path
 		}
 	case k.metric == mGRPCDuration:
-		// k6's k6/net/grpc tags: the full method as method and name, the
-		// code's number as status.
-		t["method"] = st.grpc.full
+		// k6's k6/net/grpc tags: the method's own name as method, the full
+		// method as name, the code's number as status.
+		t["method"] = st.grpc.method
 		t["status"] = strconv.Itoa(int(k.status))
 		if _, ok := t["name"]; !ok {
 			t["name"] = st.grpc.full

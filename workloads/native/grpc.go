@@ -57,8 +57,10 @@ func (g *GRPC) validate(st *Stream) error {
 // grpcLane is a gRPC stream compiled for a run: its method, connections
 // (one per target) and metadata templates.
 type grpcLane struct {
-	md       protoreflect.MethodDescriptor
-	full     string
+	md   protoreflect.MethodDescriptor
+	full string
+	// method is the method's own name (SayHello), k6's method tag.
+	method   string
 	conns    []*grpc.ClientConn
 	meta     []header
 	deadline time.Duration
@@ -100,6 +102,7 @@ func (l *lane) compileGRPC(ctx context.Context, names []string) error {
 	if gl.md, err = grpcproto.Find(files, m); err != nil {
 		return err
 	}
+	gl.method = string(gl.md.Name())
 	for _, k := range slices.Sorted(maps.Keys(g.Metadata)) {
 		t, err := compileTemplate(g.Metadata[k], names, false)
 		if err != nil {
