@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chaosrun/chaosrun/internal/testenv"
 	"github.com/chaosrun/chaosrun/testbed/toxiserver"
 )
 
@@ -60,5 +63,45 @@ func TestHTTPFaultsFromScript(t *testing.T) {
 	env := map[string]string{"TOXIPROXY": proxyServer(t), "UPSTREAM": strings.TrimPrefix(target.URL, "http://")}
 	if code, log := runK6(t, env, script("http-faults.js")); code != 0 {
 		t.Fatalf("k6 exit %d:\n%s", code, log)
+	}
+}
+
+// TestGRPCFaultsFromScript: a k6 script that speaks k6/net/grpc drives the
+// gRPC toxics through the extension's Toxiproxy client against grpc-go's
+// example server: grpc_error on one method, grpc_latency (on the response
+// headers) on the other, each acting on its method only, both removed.
+func TestGRPCFaultsFromScript(t *testing.T) {
+	k6Binary(t)
+	env := map[string]string{"TOXIPROXY": proxyServer(t), "UPSTREAM": grpcExampleServer(t)}
+	if code, log := runK6(t, env, script("grpc-faults.js")); code != 0 {
+		t.Fatalf("k6 exit %d:\n%s", code, log)
+	}
+}
+
+// grpcExampleServer starts grpc-go's reflection example (make grpc-example)
+// on a free loopback port and returns its address once it accepts.
+func grpcExampleServer(t *testing.T) string {
+	t.Helper()
+	bin := testenv.RepoTool(t, "grpc-example-server", "grpc-example")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	cmd := exec.Command(bin, "--port", port)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			return addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("grpc-example-server does not accept on %s within 10s", addr)
+		}
 	}
 }
