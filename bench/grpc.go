@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os/exec"
 	"path/filepath"
@@ -37,11 +38,11 @@ func (b *bench) grpcSection(ctx context.Context) (Section, error) {
 	}
 	defer stop()
 	// The stage's cost first, on a quiet machine: no generator yet.
-	direct, staged, err := stageCost(ctx, addr)
+	direct, relayed, staged, err := stageCost(ctx, addr)
 	if err != nil {
 		return sec, err
 	}
-	b.logf("  one call at a time: median %.1f µs direct, %.1f µs through the HTTP stage", direct, staged)
+	b.logf("  one call at a time: median %.1f µs direct, %.1f µs through a TCP relay, %.1f µs through the HTTP stage", direct, relayed, staged)
 	steps := b.cfg.searchSteps
 	arms := []*loadArm{
 		{key: "k", name: "(k) k6, k6/net/grpc, constant-arrival-rate",
@@ -56,7 +57,7 @@ func (b *bench) grpcSection(ctx context.Context) (Section, error) {
 		return sec, err
 	}
 	detail := map[string]any{"steps": all, "step_seconds": b.cfg.step.Seconds(), "method": grpcMethod,
-		"stage_median_us": map[string]float64{"direct": direct, "stage": staged}}
+		"stage_median_us": map[string]float64{"direct": direct, "tcp_relay": relayed, "stage": staged}}
 	sec.Detail = detail
 	k, n := arms[0].search.Best(), arms[1].search.Best()
 	sec.Rows = append(sec.Rows,
@@ -69,32 +70,40 @@ func (b *bench) grpcSection(ctx context.Context) (Section, error) {
 	}
 	sec.Rows = append(sec.Rows, Row{Name: fmt.Sprintf("HTTP stage, added per unary call (median of %d, one at a time)", stageCalls),
 		Value: staged - direct, Unit: "µs", Goal: ValueAtMost(100),
-		Note: fmt.Sprintf("direct %.0f µs, through the stage %.0f µs; a gRPC toxic in force on another method", direct, staged)})
+		Note: fmt.Sprintf("direct %.0f µs, through the stage %.0f µs; a gRPC toxic in force on another method", direct, staged)},
+		Row{Name: "a plain TCP relay (one more process hop, no HTTP/2), added per call", Value: relayed - direct, Unit: "µs",
+			Note: fmt.Sprintf("through the relay %.0f µs: what any proxy in the path adds here", relayed)})
 	return sec, nil
 }
 
 // stageCalls is how many calls each arm of stageCost makes, in 3 rounds.
 const stageCalls = 3000
 
-// stageCost is the median of one SayHello at a time against addr, direct
-// and through an HTTP stage that holds a gRPC toxic on another method (so
-// every call is matched against it), rounds interleaved; in µs.
-func stageCost(ctx context.Context, addr string) (direct, staged float64, err error) {
+// stageCost is the median of one SayHello at a time against addr: direct,
+// through a plain TCP relay, and through an HTTP stage that holds a gRPC
+// toxic on another method (so every call is matched against it); rounds
+// interleaved; in µs.
+func stageCost(ctx context.Context, addr string) (direct, relayed, staged float64, err error) {
 	st, err := httpstage.New("bench", "127.0.0.1:0", addr, nativeSeed)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	defer st.Close()
 	if _, err := st.Add(httpstage.Toxic{Name: "other-method", Type: httpstage.KindGRPCError,
 		Attributes: httpstage.Attributes{Path: "/helloworld.Greeter/Other"}}); err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
-	var took [2][]time.Duration
+	relay, err := newTCPRelay(addr)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer relay.Close()
+	var took [3][]time.Duration
 	for range 3 {
-		for i, a := range []string{addr, st.Addr()} {
+		for i, a := range []string{addr, relay.Addr().String(), st.Addr()} {
 			d, err := unaryCalls(ctx, a, stageCalls/3)
 			if err != nil {
-				return 0, 0, err
+				return 0, 0, 0, err
 			}
 			took[i] = append(took[i], d...)
 		}
@@ -103,7 +112,32 @@ func stageCost(ctx context.Context, addr string) (direct, staged float64, err er
 		slices.Sort(d)
 		return float64(d[len(d)/2].Nanoseconds()) / 1000
 	}
-	return med(took[0]), med(took[1]), nil
+	return med(took[0]), med(took[1]), med(took[2]), nil
+}
+
+// newTCPRelay relays each connection to its listener to addr, both ways,
+// until Close.
+func newTCPRelay(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go func() { _, _ = io.Copy(up, c); up.Close() }()
+			go func() { _, _ = io.Copy(c, up); c.Close() }()
+		}
+	}()
+	return ln, nil
 }
 
 // unaryCalls makes n SayHello calls one at a time on a new connection to
