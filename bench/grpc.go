@@ -206,31 +206,14 @@ func (b *bench) searchArms(arms []*loadArm) ([]loadStep, error) {
 // for one step (after a warm-up on the same connection) and judges it as
 // the k6 arm's.
 func (b *bench) nativeGRPCStep(ctx context.Context, arm, addr string, rate int) (loadStep, error) {
-	st := loadStep{Arm: arm, Rate: rate}
-	dur := b.cfg.step
 	stream := func(name string, start, d time.Duration) native.Stream {
 		return native.Stream{Name: name, Targets: []string{"http://" + addr}, Timeout: 10 * time.Second,
 			Body: `{"name":"bench"}`, GRPC: &native.GRPC{Method: grpcMethod},
 			Arrival: arrival.Constant(float64(rate), start, d), Tags: map[string]string{"name": "bench"}}
 	}
 	spec := native.Spec{Seed: nativeSeed, Streams: []native.Stream{
-		stream(nativeWarmup, 0, stepWarmup), stream(nativeLoad, stepWarmup, dur)}}
-	sum, res, err := b.nativeRun(ctx, spec, nil)
-	if err != nil {
-		return st, err
-	}
-	load, warm := grpcTotals(sum.Windows, nativeLoad), grpcTotals(sum.Windows, nativeWarmup)
-	st.Requests, st.Sent, st.Dropped, st.Failed = load.reqs, load.reqs+warm.reqs, load.dropped, load.failed
-	st.Achieved = float64(load.iterations) / dur.Seconds()
-	st.CPUus = perReq(res.CPU, st.Sent)
-	if h, err := windowsHist(scenarioWindows(sum.Windows, nativeLoad), "grpc_req_duration"); err == nil && h.TotalCount() > 0 {
-		st.P99ms = float64(h.ValueAtQuantile(99)) / 1000
-	}
-	st.OK, st.Why = judgeOpen(rate, dur, load.reqs, load.dropped, load.failed)
-	if st.OK && sum.Dropped > 0 {
-		st.OK, st.Why = false, fmt.Sprintf("%d samples lost", sum.Dropped)
-	}
-	return st, nil
+		stream(nativeWarmup, 0, stepWarmup), stream(nativeLoad, stepWarmup, b.cfg.step)}}
+	return b.nativeSpecStep(ctx, arm, rate, spec, grpcTotals, "grpc_req_duration")
 }
 
 // grpcTotals is totalsOf for gRPC calls: each grpc_req_duration sample is

@@ -396,34 +396,9 @@ func (b *bench) loadgenSection(ctx context.Context) (Section, error) {
 		arms = slices.DeleteFunc(arms, func(a *loadArm) bool { return !slices.Contains(strings.Split(b.cfg.arms, ","), a.key) })
 		b.notes = append(b.notes, "load generation: only arms "+b.cfg.arms+" searched")
 	}
-	var all []loadStep
-	for more := true; more; {
-		more = false
-		for _, a := range arms {
-			rate, ok := a.search.Next()
-			if !ok {
-				continue
-			}
-			more = true
-			var st loadStep
-			for try := range 3 {
-				st, err = a.run(rate)
-				if err != nil {
-					return sec, fmt.Errorf("%s at %d/s: %w", a.name, rate, err)
-				}
-				st.Retry = try > 0
-				all = append(all, st)
-				verdict := "ok"
-				if !st.OK {
-					verdict = "fail: " + st.Why
-				}
-				b.logf("  %s at %d/s: %.0f/s, %.1f µs CPU/req, %s", a.key, rate, st.Achieved, st.CPUus, verdict)
-				if !st.byAHair() {
-					break
-				}
-			}
-			a.search.Record(rate, st.OK)
-		}
+	all, err := b.searchArms(arms)
+	if err != nil {
+		return sec, err
 	}
 	all, err = b.nativeAtK6Rate(ctx, arms, all)
 	if err != nil {

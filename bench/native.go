@@ -118,17 +118,24 @@ func totalsOf(ws []record.Window, scenario string) seriesTotals {
 // nativeStep runs the native engine at rate against url for one step and
 // judges it as k6's steps are (judgeOpen on the measured stream).
 func (b *bench) nativeStep(ctx context.Context, arm, base string, rate int, smart bool) (loadStep, error) {
+	return b.nativeSpecStep(ctx, arm, rate, nativeStepSpec(base, rate, b.cfg.step, smart), totalsOf, "http_req_duration")
+}
+
+// nativeSpecStep runs spec (a warm-up stream, then the measured one at
+// rate for a step) and judges the measured stream as k6's steps are; totals
+// counts a stream's requests, latency names its duration metric.
+func (b *bench) nativeSpecStep(ctx context.Context, arm string, rate int, spec native.Spec, totals func([]record.Window, string) seriesTotals, latency string) (loadStep, error) {
 	st := loadStep{Arm: arm, Rate: rate}
 	dur := b.cfg.step
-	sum, res, err := b.nativeRun(ctx, nativeStepSpec(base, rate, dur, smart), nil)
+	sum, res, err := b.nativeRun(ctx, spec, nil)
 	if err != nil {
 		return st, err
 	}
-	load, warm := totalsOf(sum.Windows, nativeLoad), totalsOf(sum.Windows, nativeWarmup)
+	load, warm := totals(sum.Windows, nativeLoad), totals(sum.Windows, nativeWarmup)
 	st.Requests, st.Sent, st.Dropped, st.Failed = load.reqs, load.reqs+warm.reqs, load.dropped, load.failed
 	st.Achieved = float64(load.iterations) / dur.Seconds()
 	st.CPUus = perReq(res.CPU, st.Sent)
-	if h, err := windowsHist(scenarioWindows(sum.Windows, nativeLoad), "http_req_duration"); err == nil && h.TotalCount() > 0 {
+	if h, err := windowsHist(scenarioWindows(sum.Windows, nativeLoad), latency); err == nil && h.TotalCount() > 0 {
 		st.P99ms = float64(h.ValueAtQuantile(99)) / 1000
 	}
 	st.OK, st.Why = judgeOpen(rate, dur, load.reqs, load.dropped, load.failed)

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,35 +10,6 @@ import (
 	"github.com/chaosrun/chaosrun/internal/testenv"
 	"github.com/chaosrun/chaosrun/record"
 )
-
-// grpcExampleServer starts grpc-go's reflection example (Greeter.SayHello
-// and Echo.UnaryEcho on one port, no chaosrun code in it) and returns its
-// loopback address once it accepts connections.
-func grpcExampleServer(t *testing.T) string {
-	t.Helper()
-	bin := testenv.RepoTool(t, "grpc-example-server", "grpc-example")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			c.Close()
-			return addr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("grpc-example-server does not accept on %s within 10s", addr)
-		}
-	}
-}
 
 // grpcScenario writes testdata/grpc/NAME.yaml, pointed at addr, beside
 // the files it needs: the example's .proto files (the copies the native
@@ -102,7 +69,7 @@ func grpcCalls(r *record.Run, method string) map[string]int64 {
 func TestGRPCServerFaultedPerMethod(t *testing.T) {
 	skipShort(t)
 	t.Parallel()
-	addr := grpcExampleServer(t)
+	addr := testenv.GRPCExampleServer(t)
 	k6Binary(t) // built once, before the k6 runs start
 	const hello, echo = "/helloworld.Greeter/SayHello", "/grpc.examples.echo.Echo/UnaryEcho"
 	for _, engine := range []struct{ name, scenario string }{{"native", "per-method"}, {"k6", "per-method-k6"}} {

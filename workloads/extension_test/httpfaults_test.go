@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"net"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -72,36 +70,8 @@ func TestHTTPFaultsFromScript(t *testing.T) {
 // headers) on the other, each acting on its method only, both removed.
 func TestGRPCFaultsFromScript(t *testing.T) {
 	k6Binary(t)
-	env := map[string]string{"TOXIPROXY": proxyServer(t), "UPSTREAM": grpcExampleServer(t)}
+	env := map[string]string{"TOXIPROXY": proxyServer(t), "UPSTREAM": testenv.GRPCExampleServer(t)}
 	if code, log := runK6(t, env, script("grpc-faults.js")); code != 0 {
 		t.Fatalf("k6 exit %d:\n%s", code, log)
-	}
-}
-
-// grpcExampleServer starts grpc-go's reflection example (make grpc-example)
-// on a free loopback port and returns its address once it accepts.
-func grpcExampleServer(t *testing.T) string {
-	t.Helper()
-	bin := testenv.RepoTool(t, "grpc-example-server", "grpc-example")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	_, port, _ := net.SplitHostPort(addr)
-	cmd := exec.Command(bin, "--port", port)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			c.Close()
-			return addr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("grpc-example-server does not accept on %s within 10s", addr)
-		}
 	}
 }
