@@ -75,7 +75,7 @@ func isH2(r interface{ Peek(int) ([]byte, error) }) bool {
 // over the stage's own HTTP/2 connections.
 func (k *conn) serveH2() {
 	base := &http.Server{ReadHeaderTimeout: DialTimeout}
-	srv := &http2.Server{MaxConcurrentStreams: 1000, NewWriteScheduler: http2.NewRandomWriteScheduler}
+	srv := &http2.Server{MaxConcurrentStreams: 1000}
 	if err := http2.ConfigureServer(base, srv); err != nil {
 		return
 	}
