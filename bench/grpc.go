@@ -224,9 +224,7 @@ func grpcTotals(ws []record.Window, scenario string) seriesTotals {
 		for _, s := range w.Series {
 			if s.Tags["scenario"] == scenario && s.Metric == "grpc_req_duration" {
 				t.reqs += s.Count
-				if s.Tags["status"] != "0" {
-					t.failed += s.Count
-				}
+				t.failed += s.GRPCFailures()
 			}
 		}
 	}

@@ -312,9 +312,7 @@ func point(w record.Window, start time.Time) (Point, *hdrhistogram.Histogram) {
 			}
 			h.Merge(sh)
 			n += s.Count
-			if s.Metric == "grpc_req_duration" && s.Tags["status"] != "0" {
-				p.Errors += float64(s.Count)
-			}
+			p.Errors += float64(s.GRPCFailures())
 			if api := report.Group(s); api != "" {
 				if perAPI[api] == nil {
 					perAPI[api] = record.NewHist()

@@ -164,6 +164,16 @@ type Series struct {
 	Hist string `json:"hist,omitempty"`
 }
 
+// GRPCFailures is how many of s's samples are failed gRPC calls: every
+// sample of a grpc_req_duration series whose status (the code's number)
+// is not "0", OK; none of any other series.
+func (s Series) GRPCFailures() int64 {
+	if s.Metric != "grpc_req_duration" || s.Tags["status"] == "0" {
+		return 0
+	}
+	return s.Count
+}
+
 // FaultAction is what happened to a fault at an instant.
 type FaultAction string
 

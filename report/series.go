@@ -189,9 +189,7 @@ func FailedShareChart(r *record.Run) (c Chart, ok bool, err error) {
 				failed[Group(s)] += float64(s.NonZero)
 				total[Group(s)] += float64(s.Count)
 			case s.Metric == "grpc_req_duration" && s.Count > 0:
-				if s.Tags["status"] != "0" {
-					failed[Group(s)] += float64(s.Count)
-				}
+				failed[Group(s)] += float64(s.GRPCFailures())
 				total[Group(s)] += float64(s.Count)
 			}
 		}

@@ -103,8 +103,8 @@ func (f *figureAcc) add(w record.Window) error {
 		if err := addMatching(&f.durAcc, f.dur, w, s); err != nil {
 			return err
 		}
-		if f.grpc && f.dur.Matches(s) && s.Tags["status"] != "0" {
-			f.nonOK += s.Count
+		if f.grpc && f.dur.Matches(s) {
+			f.nonOK += s.GRPCFailures()
 		}
 		if err := addMatching(&f.failAcc, f.failed, w, s); err != nil {
 			return err

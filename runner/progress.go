@@ -77,9 +77,7 @@ func statsOf(win record.Window) windowStats {
 			// One sample a gRPC call, status its code: "0" is OK.
 			st.reqs += s.Count
 			st.total += s.Count
-			if s.Tags["status"] != "0" {
-				st.failed += s.Count
-			}
+			st.failed += s.GRPCFailures()
 			if s.Hist != "" {
 				hists = append(hists, s.Hist)
 			}

@@ -55,3 +55,12 @@ func CallerBudget(ctx context.Context) (time.Duration, bool) {
 	}
 	return time.Until(cd.at), true
 }
+
+// ParseRetryAfter reads a Retry-After (HeaderRetryAfter) in whole
+// seconds; missing or not a number of seconds counts as one second.
+func ParseRetryAfter(v string) time.Duration {
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	return time.Second
+}

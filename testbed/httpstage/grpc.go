@@ -174,12 +174,14 @@ func (h *heldHeaders) Write(b []byte) (int, error) {
 	return h.ResponseWriter.Write(b)
 }
 
-func (h *heldHeaders) Flush() {
+// FlushError flushes after the hold and reports a client gone, as
+// http.ResponseController's Flush does for the writer underneath.
+func (h *heldHeaders) FlushError() error {
 	h.wait()
-	if f, ok := h.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
+	return http.NewResponseController(h.ResponseWriter).Flush()
 }
+
+func (h *heldHeaders) Flush() { _ = h.FlushError() }
 
 // isGRPC reports whether r is a gRPC call (content-type application/grpc,
 // application/grpc+proto, …).

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/chaosrun/chaosrun/targets/platform"
@@ -438,7 +437,7 @@ func (c *Client) roundTrip(ctx context.Context, addr string, timeout, announce t
 		_ = json.Unmarshal(data, &de.Body)
 		if resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get(platform.HeaderBackpressure) != "" {
 			de.Backpressure = true
-			de.RetryAfter = parseRetryAfter(resp.Header.Get(platform.HeaderRetryAfter))
+			de.RetryAfter = platform.ParseRetryAfter(resp.Header.Get(platform.HeaderRetryAfter))
 		}
 		return de
 	}
@@ -448,13 +447,4 @@ func (c *Client) roundTrip(ctx context.Context, addr string, timeout, announce t
 		}
 	}
 	return nil
-}
-
-// parseRetryAfter reads a Retry-After in whole seconds; missing or not a
-// number of seconds counts as one second.
-func parseRetryAfter(v string) time.Duration {
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	return time.Second
 }

@@ -2,11 +2,13 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/textproto"
 	"slices"
@@ -159,37 +161,22 @@ func (s *Server) grpcStatus(stream grpc.ServerStream, rec *bufferedResponse) err
 	}
 	bp := rec.code == http.StatusServiceUnavailable && rec.header.Get(platform.HeaderBackpressure) != ""
 	md := metadata.Pairs(platform.TrailerHTTPStatus, strconv.Itoa(rec.code))
-	if reason := cmpOr(eb.Reason, rec.header.Get(platform.RejectHeader)); reason != "" {
+	if reason := cmp.Or(eb.Reason, rec.header.Get(platform.RejectHeader)); reason != "" {
 		md.Set(platform.TrailerReason, reason)
 	}
 	if bp {
-		secs, err := strconv.Atoi(rec.header.Get(platform.HeaderRetryAfter))
-		if err != nil || secs < 0 {
-			secs = 1
-		}
-		md.Set(platform.TrailerPushback, strconv.Itoa(secs*1000))
+		wait := platform.ParseRetryAfter(rec.header.Get(platform.HeaderRetryAfter))
+		md.Set(platform.TrailerPushback, strconv.FormatInt(wait.Milliseconds(), 10))
 	}
 	stream.SetTrailer(md)
 	return status.Error(platform.GRPCCodeOf(rec.code, bp), msg)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // grpcMethods lists the gRPC methods served, sorted.
 func (s *Server) grpcMethods() []string {
 	s.grpcMu.RLock()
 	defer s.grpcMu.RUnlock()
-	out := make([]string, 0, len(s.grpcRoutes))
-	for m := range s.grpcRoutes {
-		out = append(out, m)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(s.grpcRoutes))
 }
 
 // bufferedResponse is the http.ResponseWriter a gRPC call's route writes
