@@ -312,7 +312,8 @@ func secs(d time.Duration) float64 { return math.Round(d.Seconds()*1000) / 1000 
 
 // mergeResults replaces the sections of the results in into with those of
 // the results in from (by name; new ones are added at the end) and notes
-// which run each came from.
+// which run each came from; a replaced section's note of where it came
+// from replaces the old one, and a note already there is not added again.
 func mergeResults(into, from string, stdout io.Writer) error {
 	base, err := Load(into)
 	if err != nil {
@@ -329,10 +330,18 @@ func mergeResults(into, from string, stdout io.Writer) error {
 		} else {
 			base.Sections[i] = s
 		}
-		base.Notes = append(base.Notes, fmt.Sprintf("%s: from a run of %s (`%s`, %s)", s.Name, part.Date, part.Command, part.Wall))
+		from := s.Name + ": from a run of "
+		note := fmt.Sprintf("%s%s (`%s`, %s)", from, part.Date, part.Command, part.Wall)
+		if j := slices.IndexFunc(base.Notes, func(n string) bool { return strings.HasPrefix(n, from) }); j >= 0 {
+			base.Notes[j] = note
+		} else {
+			base.Notes = append(base.Notes, note)
+		}
 	}
 	for _, n := range part.Notes {
-		base.Notes = append(base.Notes, "that run: "+n)
+		if n = "that run: " + n; !slices.Contains(base.Notes, n) {
+			base.Notes = append(base.Notes, n)
+		}
 	}
 	if base.Machine.Tools == nil {
 		base.Machine.Tools = map[string]string{}

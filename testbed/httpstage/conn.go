@@ -55,7 +55,7 @@ func (k *conn) closeConns() {
 func (k *conn) serve() {
 	defer k.closeConns()
 	if isH2(k.cr) {
-		k.serveH2()
+		k.relayH2()
 		return
 	}
 	for {

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 )
 
 // Kinds of gRPC toxics: they act on gRPC calls (HTTP/2 requests whose
@@ -70,9 +72,11 @@ func isH2(r interface{ Peek(int) ([]byte, error) }) bool {
 	return true
 }
 
-// serveH2 serves the connection as HTTP/2: each stream is decided on by
-// the gRPC toxics, then answered, delayed, reset or forwarded upstream
-// over the stage's own HTTP/2 connections.
+// serveH2 serves the connection as HTTP/2 when the upstream could not be
+// reached for a relay (see relayH2): each stream is decided on by the gRPC
+// toxics, then answered, delayed, reset or forwarded upstream over the
+// stage's own HTTP/2 connections, which answer UNAVAILABLE (or 502) while
+// the upstream is down.
 func (k *conn) serveH2() {
 	base := &http.Server{ReadHeaderTimeout: DialTimeout}
 	srv := &http2.Server{MaxConcurrentStreams: 1000}
@@ -104,26 +108,7 @@ type h2Handler struct {
 func (h *h2Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s := h.s
 	s.requests.Add(1)
-	var delay, respDelay time.Duration
-	var act *rule
-	if isGRPC(r) {
-		for _, ru := range *s.rules.Load() {
-			if !ru.grpc {
-				continue
-			}
-			hit, d := ru.roll(ru.matchesRequest(r))
-			switch {
-			case !hit:
-			case ru.toxic.Type == KindGRPCLatency && ru.toxic.Attributes.Response == 1:
-				respDelay += d
-			default:
-				delay += d
-				if act == nil && ru.toxic.Type != KindGRPCLatency {
-					act = ru
-				}
-			}
-		}
-	}
+	delay, respDelay, act := s.decideCall(requestCall(r))
 	if delay > 0 && !s.sleepCtx(r.Context(), min(delay, MaxLatency)) {
 		return
 	}
@@ -185,9 +170,73 @@ func (h *heldHeaders) Flush() { _ = h.FlushError() }
 
 // isGRPC reports whether r is a gRPC call (content-type application/grpc,
 // application/grpc+proto, …).
-func isGRPC(r *http.Request) bool {
-	ct := r.Header.Get("Content-Type")
+func isGRPC(r *http.Request) bool { return isGRPCContentType(r.Header.Get("Content-Type")) }
+
+func isGRPCContentType(ct string) bool {
 	return ct == "application/grpc" || strings.HasPrefix(ct, "application/grpc+") || strings.HasPrefix(ct, "application/grpc;")
+}
+
+// callInfo is what the gRPC toxics match a call on.
+type callInfo struct {
+	grpc         bool
+	method, path string                     // path without its query
+	values       func(name string) []string // a header's (metadata's) values
+}
+
+// requestCall is an HTTP/2 request as the toxics see it.
+func requestCall(r *http.Request) callInfo {
+	return callInfo{grpc: isGRPC(r), method: r.Method, path: r.URL.Path, values: r.Header.Values}
+}
+
+// fieldsCall is a decoded request header block as the toxics see it.
+func fieldsCall(fields []hpack.HeaderField) callInfo {
+	c := callInfo{values: func(name string) []string {
+		var vv []string
+		for _, f := range fields {
+			if strings.EqualFold(f.Name, name) {
+				vv = append(vv, f.Value)
+			}
+		}
+		return vv
+	}}
+	for _, f := range fields {
+		switch f.Name {
+		case ":method":
+			c.method = f.Value
+		case ":path":
+			c.path, _, _ = strings.Cut(f.Value, "?")
+		case "content-type":
+			c.grpc = isGRPCContentType(f.Value)
+		}
+	}
+	return c
+}
+
+// decideCall rolls every gRPC toxic for one call: the delay before it is
+// forwarded, the hold of its answer's headers, and the toxic that answers
+// or resets it instead of forwarding it (nil: none). A call that is not
+// gRPC is left alone.
+func (s *Stage) decideCall(c callInfo) (delay, respDelay time.Duration, act *rule) {
+	if !c.grpc {
+		return 0, 0, nil
+	}
+	for _, ru := range *s.rules.Load() {
+		if !ru.grpc {
+			continue
+		}
+		hit, d := ru.roll(ru.matchesCall(c))
+		switch {
+		case !hit:
+		case ru.toxic.Type == KindGRPCLatency && ru.toxic.Attributes.Response == 1:
+			respDelay += d
+		default:
+			delay += d
+			if act == nil && ru.toxic.Type != KindGRPCLatency {
+				act = ru
+			}
+		}
+	}
+	return delay, respDelay, act
 }
 
 // writeGRPCStatus answers a call trailers-only: HTTP 200 with the status
@@ -218,14 +267,14 @@ func grpcMessage(s string) string {
 	return b.String()
 }
 
-// matchesRequest reports whether an HTTP/2 request is one the rule
-// selects: method, path glob and regex, header globs (metadata).
-func (r *rule) matchesRequest(req *http.Request) bool {
+// matchesCall reports whether a call is one the rule selects: method,
+// path glob and regex, header globs (metadata).
+func (r *rule) matchesCall(c callInfo) bool {
 	a := &r.toxic.Attributes
-	if a.Method != "" && !strings.EqualFold(req.Method, a.Method) {
+	if a.Method != "" && !strings.EqualFold(c.method, a.Method) {
 		return false
 	}
-	p := []byte(req.URL.Path)
+	p := []byte(c.path)
 	if a.Path != "" && !globMatch(a.Path, p) {
 		return false
 	}
@@ -233,14 +282,7 @@ func (r *rule) matchesRequest(req *http.Request) bool {
 		return false
 	}
 	for name, pattern := range a.Header {
-		found := false
-		for _, v := range req.Header.Values(name) {
-			if globMatch(pattern, []byte(v)) {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(c.values(name), func(v string) bool { return globMatch(pattern, []byte(v)) }) {
 			return false
 		}
 	}

@@ -30,9 +30,10 @@ func grpcHeaders(path string) []byte {
 }
 
 // FuzzH2: whatever follows the HTTP/2 preface (frames well or badly
-// formed, truncated, out of order) is served, answered with a protocol
-// error or dropped: the stage never panics or hangs, and its toxics stay
-// in force. Each input has 300 ms.
+// formed, truncated, out of order) is relayed to a real gRPC server,
+// answered with a protocol error or dropped, with calls answered and held
+// in both directions by toxics: the stage never panics or hangs, and its
+// toxics stay in force. Each input has 300 ms.
 func FuzzH2(f *testing.F) {
 	call := grpcHeaders(checkMethod)
 	f.Add(h2Frames(func(fr *http2.Framer) {
@@ -60,8 +61,12 @@ func FuzzH2(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { stage.Close() })
-	if _, err := stage.Add(grpcToxic("e", KindGRPCError, listMethod, Attributes{})); err != nil {
-		f.Fatal(err)
+	for _, tx := range []Toxic{grpcToxic("e", KindGRPCError, listMethod, Attributes{}),
+		grpcToxic("held", KindGRPCLatency, checkMethod, Attributes{Latency: 1}),
+		grpcToxic("held-answer", KindGRPCLatency, checkMethod, Attributes{Latency: 1, Response: 1})} {
+		if _, err := stage.Add(tx); err != nil {
+			f.Fatal(err)
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := net.Dial("tcp", stage.Addr())
