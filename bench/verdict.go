@@ -30,6 +30,8 @@ type catalogRun struct {
 	Timings   map[string]float64 `json:"timings_s"`
 	Verdicts  map[string]string  `json:"verdicts"`
 	Faults    lagStats           `json:"faults"`
+	// WorstFault is each scenario's latest fault event: its lag and which.
+	WorstFault map[string]string `json:"worst_fault_by_scenario,omitempty"`
 }
 
 // plannedLoad sums the scenarios' load durations, after the overrides.
@@ -50,7 +52,7 @@ func plannedLoad(files []string, sets ...string) (time.Duration, error) {
 
 // runCatalog runs `chaosrun run` on files and reads their run records.
 func (b *bench) runCatalog(ctx context.Context, testbed string, files []string, sets ...string) (catalogRun, error) {
-	cr := catalogRun{Testbed: testbed, Timings: map[string]float64{}, Verdicts: map[string]string{}}
+	cr := catalogRun{Testbed: testbed, Timings: map[string]float64{}, Verdicts: map[string]string{}, WorstFault: map[string]string{}}
 	planned, err := plannedLoad(files, sets...)
 	if err != nil {
 		return cr, err
@@ -90,6 +92,9 @@ func (b *bench) runCatalog(ctx context.Context, testbed string, files []string, 
 		cr.Timings["teardown"] += time.Duration(r.Timings.Teardown).Seconds()
 		cr.Verdicts[r.Scenario] = verdictOf(r)
 		events = append(events, r.Faults...)
+		if st := faultLags(r.Faults); st.Events > 0 {
+			cr.WorstFault[r.Scenario] = fmt.Sprintf("%.1f ms: %s", st.Max, st.Worst)
+		}
 	}
 	cr.Faults = faultLags(events)
 	if len(recs) != len(files) || (res.Code != 0 && res.Code != 1) {

@@ -275,6 +275,12 @@ func (k *conn) relay(err error) bool {
 		k.cw.Flush()
 		return false
 	case tunnelBody:
+		if k.resp.status == 101 && k.resp.upgradeH2C {
+			if k.cw.Flush() == nil {
+				k.relayUpgradedH2()
+			}
+			return false
+		}
 		k.tunnel(nil, nil)
 		return false
 	}

@@ -3,6 +3,7 @@ package httpstage
 import (
 	"bufio"
 	"errors"
+	"net"
 	"strconv"
 	"sync"
 	"time"
@@ -45,12 +46,37 @@ func (k *conn) relayH2() {
 		k.serveH2()
 		return
 	}
-	if _, err := k.cr.Discard(len(http2.ClientPreface)); err != nil {
+	newH2Relay(k, u, bufio.NewReaderSize(u, 32<<10)).run()
+}
+
+// relayUpgradedH2 relays a connection that an HTTP/1.1 "Upgrade: h2c"
+// request switched to HTTP/2 (the 101 has gone to the client): the
+// request is stream 1 on both connections, and its answer comes as
+// HTTP/2. A client that does not go on with the preface is tunnelled.
+func (k *conn) relayUpgradedH2() {
+	if !isH2(k.cr) {
+		k.tunnel(nil, nil)
 		return
 	}
-	r := &h2relay{s: k.s, k: k, down: newH2Side(k.c, k.cr), up: newH2Side(u, bufio.NewReaderSize(u, 32<<10)),
+	r := newH2Relay(k, k.u, k.ur)
+	st := &h2stream{down: 1, up: 1}
+	r.streams[1], r.byUp[1] = st, st
+	r.lastDown, r.nextUp = 1, 3
+	r.run()
+}
+
+func newH2Relay(k *conn, u net.Conn, ur *bufio.Reader) *h2relay {
+	r := &h2relay{s: k.s, k: k, down: newH2Side(k.c, k.cr), up: newH2Side(u, ur),
 		streams: map[uint32]*h2stream{}, byUp: map[uint32]*h2stream{}, nextUp: 1}
 	r.up.bw.WriteString(http2.ClientPreface)
+	return r
+}
+
+// run relays until either side ends; then both connections are closed.
+func (r *h2relay) run() {
+	if _, err := r.k.cr.Discard(len(http2.ClientPreface)); err != nil {
+		return
+	}
 	var wg sync.WaitGroup
 	wg.Go(func() { r.loop(r.up, r.fromUpstream) })
 	r.loop(r.down, r.fromClient)

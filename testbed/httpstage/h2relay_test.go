@@ -1,14 +1,21 @@
 package httpstage
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"io"
+	"maps"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/h2c"
 	"golang.org/x/net/http2/hpack"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -194,4 +201,67 @@ func headerValue(f *http2.MetaHeadersFrame, name string) string {
 		}
 	}
 	return ""
+}
+
+// TestH2RelayUpgrade: a connection switched to HTTP/2 by an HTTP/1.1
+// "Upgrade: h2c" request is relayed as HTTP/2, not tunnelled: the
+// upgrading request's answer arrives on stream 1, a gRPC call a toxic
+// matches is answered by the stage, and another request is forwarded.
+func TestH2RelayUpgrade(t *testing.T) {
+	up := httptest.NewServer(h2c.NewHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "hello "+r.URL.Path)
+	}), &http2.Server{}))
+	t.Cleanup(up.Close)
+	s := startStage(t, up.Listener.Addr().String(), grpcToxic("e", KindGRPCError, checkMethod, Attributes{}))
+	c, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	io.WriteString(c, "GET /first HTTP/1.1\r\nHost: stage\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: \r\n\r\n")
+	br := bufio.NewReader(c)
+	res, err := http.ReadResponse(br, nil)
+	if err != nil || res.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade: %v %v", res, err)
+	}
+	io.WriteString(c, http2.ClientPreface)
+	fr := http2.NewFramer(c, br)
+	fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
+	fr.WriteSettings()
+	fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 3, BlockFragment: grpcHeaders(checkMethod), EndHeaders: true, EndStream: true})
+	fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 5, BlockFragment: requestHeaders("/second"), EndHeaders: true, EndStream: true})
+	got := map[uint32]string{}
+	for len(got) < 3 {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("%v; answers so far: %v", err, got)
+		}
+		switch f := f.(type) {
+		case *http2.MetaHeadersFrame:
+			if v := headerValue(f, "grpc-status"); v != "" {
+				got[f.StreamID] = "grpc-status " + v
+			}
+		case *http2.DataFrame:
+			got[f.StreamID] += string(f.Data())
+		case *http2.SettingsFrame:
+			if !f.IsAck() {
+				fr.WriteSettingsAck()
+			}
+		}
+	}
+	want := map[uint32]string{1: "hello /first", 3: "grpc-status 14", 5: "hello /second"}
+	if !maps.Equal(got, want) {
+		t.Errorf("answers by stream %v, want %v", got, want)
+	}
+}
+
+// requestHeaders is an HPACK block of a plain GET.
+func requestHeaders(path string) []byte {
+	var b bytes.Buffer
+	enc := hpack.NewEncoder(&b)
+	for _, f := range [][2]string{{":method", "GET"}, {":scheme", "http"}, {":path", path}, {":authority", "stage"}} {
+		enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
+	}
+	return b.Bytes()
 }

@@ -39,6 +39,9 @@ type head struct {
 	// keepAlive is false when the message asks to close the connection.
 	keepAlive bool
 	expect100 bool
+	// upgradeH2C: the message names h2c in Upgrade (a 101 switching to
+	// HTTP/2 over plaintext).
+	upgradeH2C bool
 }
 
 // framing says how a message's body is delimited.
@@ -173,7 +176,7 @@ func (h *head) parseStart(start, n int, request bool) error {
 
 // interpret reads the fields that frame the message and the connection.
 func (h *head) interpret(request bool) error {
-	h.keepAlive = h.minor >= 1
+	h.keepAlive, h.upgradeH2C = h.minor >= 1, false
 	var te []byte
 	for _, f := range h.fields {
 		switch {
@@ -195,6 +198,8 @@ func (h *head) interpret(request bool) error {
 					h.keepAlive = true
 				}
 			}
+		case bytes.EqualFold(f.name, []byte("Upgrade")):
+			h.upgradeH2C = bytes.EqualFold(bytes.TrimSpace(f.value), []byte("h2c"))
 		case request && bytes.EqualFold(f.name, []byte("Expect")):
 			h.expect100 = bytes.EqualFold(f.value, []byte("100-continue"))
 		}
