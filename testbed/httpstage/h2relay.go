@@ -78,15 +78,15 @@ func (r *h2relay) run() {
 		return
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { r.loop(r.up, r.fromUpstream) })
-	r.loop(r.down, r.fromClient)
+	wg.Go(func() { r.loop(r.up, r.down) })
+	r.loop(r.down, r.up)
 	wg.Wait()
 }
 
-// loop reads from's frames and hands each to handle, flushing both sides
-// whenever no whole frame waits to be read, until a read or a write
-// fails; then it closes both connections.
-func (r *h2relay) loop(from *h2side, handle func(http2.Frame) error) {
+// loop reads from's frames and passes each on to the other side,
+// flushing both sides whenever no whole frame waits to be read, until a
+// read or a write fails; then it closes both connections.
+func (r *h2relay) loop(from, to *h2side) {
 	defer r.close()
 	for {
 		f, err := from.fr.ReadFrame()
@@ -95,7 +95,7 @@ func (r *h2relay) loop(from *h2side, handle func(http2.Frame) error) {
 		case errors.As(err, &se):
 			err = r.streamError(from, se)
 		case err == nil:
-			err = handle(f)
+			err = r.frame(from, to, f)
 		}
 		if err != nil {
 			var ce http2.ConnectionError
@@ -112,54 +112,44 @@ func (r *h2relay) loop(from *h2side, handle func(http2.Frame) error) {
 	}
 }
 
-// fromClient passes on one frame the client sent.
-func (r *h2relay) fromClient(f http2.Frame) error {
+// frame passes on one frame that from sent to the other side.
+func (r *h2relay) frame(from, to *h2side, f http2.Frame) error {
 	switch f := f.(type) {
-	case *http2.MetaHeadersFrame:
-		if st := r.stream(f.StreamID, false); st != nil {
-			return r.toUpstream(st, f) // the call's trailers
-		}
-		return r.openCall(f)
-	case *http2.DataFrame, *http2.WindowUpdateFrame, *http2.RSTStreamFrame:
-		return r.streamFrame(r.down, r.up, f)
+	case *http2.MetaHeadersFrame, *http2.DataFrame, *http2.WindowUpdateFrame, *http2.RSTStreamFrame:
+		return r.streamFrame(from, to, f)
 	case *http2.SettingsFrame:
-		return r.settings(r.down, r.up, f)
+		return r.settings(from, to, f)
 	case *http2.PingFrame:
-		return r.down.pong(f)
+		return from.pong(f)
 	case *http2.GoAwayFrame:
-		return r.up.write(false, func(s *h2side) error { return s.fw.WriteGoAway(f.LastStreamID, f.ErrCode, f.DebugData()) })
+		if from == r.up {
+			return r.upstreamGoAway(f)
+		}
+		return to.write(false, func(s *h2side) error { return s.fw.WriteGoAway(f.LastStreamID, f.ErrCode, f.DebugData()) })
 	case *http2.PushPromiseFrame:
-		return http2.ConnectionError(http2.ErrCodeProtocol) // a client cannot push
+		return http2.ConnectionError(http2.ErrCodeProtocol) // a client cannot push; pushes are not relayed
 	}
 	return nil // PRIORITY and unknown frame types are dropped
 }
 
-// fromUpstream passes on one frame the upstream sent.
-func (r *h2relay) fromUpstream(f http2.Frame) error {
-	switch f := f.(type) {
-	case *http2.MetaHeadersFrame, *http2.DataFrame, *http2.WindowUpdateFrame, *http2.RSTStreamFrame:
-		return r.streamFrame(r.up, r.down, f)
-	case *http2.SettingsFrame:
-		return r.settings(r.up, r.down, f)
-	case *http2.PingFrame:
-		return r.up.pong(f)
-	case *http2.GoAwayFrame:
-		return r.upstreamGoAway(f)
-	case *http2.PushPromiseFrame:
-		return http2.ConnectionError(http2.ErrCodeProtocol) // pushes are not relayed
-	}
-	return nil
-}
-
 // streamFrame passes on a frame of a stream (or the connection's window
-// update) from one side to the other. A frame of a stream the relay no
-// longer knows is dropped; its data's flow-control credit goes back to
-// its sender, since the other peer will never return it.
+// update) from one side to the other; a client's headers on a new stream
+// open a call. A header block over the framer's limit is refused, not
+// passed on cut short. A frame of a stream the relay no longer knows is
+// dropped; its data's flow-control credit goes back to its sender, since
+// the other peer will never return it.
 func (r *h2relay) streamFrame(from, to *h2side, f http2.Frame) error {
 	if wu, ok := f.(*http2.WindowUpdateFrame); ok && wu.StreamID == 0 {
 		return to.write(false, func(s *h2side) error { return s.fw.WriteWindowUpdate(0, wu.Increment) })
 	}
+	mh, headers := f.(*http2.MetaHeadersFrame)
+	if headers && mh.Truncated {
+		return r.streamError(from, http2.StreamError{StreamID: mh.StreamID, Code: http2.ErrCodeProtocol})
+	}
 	st := r.stream(f.Header().StreamID, from == r.up)
+	if st == nil && headers && from == r.down {
+		return r.openCall(mh)
+	}
 	if st == nil {
 		if df, ok := f.(*http2.DataFrame); ok && df.Length > 0 {
 			return from.write(false, func(s *h2side) error { return s.fw.WriteWindowUpdate(0, df.Length) })
