@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -243,11 +242,8 @@ func (s *Stage) decideCall(c callInfo) (delay, respDelay time.Duration, act *rul
 // in the one HEADERS frame that ends the stream.
 func writeGRPCStatus(w http.ResponseWriter, code int, msg string, pushbackMS int64) {
 	h := w.Header()
-	h.Set("Content-Type", "application/grpc")
-	h.Set("Grpc-Status", strconv.Itoa(code))
-	h.Set("Grpc-Message", grpcMessage(msg))
-	if pushbackMS > 0 {
-		h.Set("Grpc-Retry-Pushback-Ms", strconv.FormatInt(pushbackMS, 10))
+	for _, f := range grpcStatusFields(code, msg, pushbackMS)[1:] { // after :status
+		h.Set(f.Name, f.Value)
 	}
 	w.WriteHeader(http.StatusOK)
 }

@@ -13,11 +13,13 @@ import (
 )
 
 // h2relay relays one client's HTTP/2 connection frame by frame over an
-// upstream connection of its own. Settings, pings, flow control and data
-// pass as they come; each header block is decoded, so the gRPC toxics can
-// decide on the call, and encoded again for the other peer, so a call can
-// be answered, reset or held while the streams around it go on. Calls
-// get upstream stream ids in the order they are forwarded.
+// upstream connection of its own. Settings, flow control and data pass
+// as they come; pings are answered on each hop, as an HTTP/2 proxy does
+// (an upstream's ping policy never counts a client's pings against it).
+// Each header block is decoded, so the gRPC toxics can decide on the call,
+// and encoded again for the other peer, so a call can be answered, reset
+// or held while the streams around it go on. Calls get upstream stream ids
+// in the order they are forwarded.
 //
 // One goroutine reads each side and writes what it reads to the other,
 // flushing when no whole frame is left to read: a call costs the two

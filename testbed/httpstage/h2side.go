@@ -20,7 +20,6 @@ const maxHeaderTable = 64 << 10
 // under wmu, header blocks encoded with the relay's own HPACK encoder for
 // that peer.
 type h2side struct {
-	c  net.Conn
 	br *bufio.Reader
 	fr *http2.Framer // reads
 
@@ -34,7 +33,7 @@ type h2side struct {
 }
 
 func newH2Side(c net.Conn, br *bufio.Reader) *h2side {
-	s := &h2side{c: c, br: br, bw: bufio.NewWriterSize(c, 32<<10), maxFrame: 16 << 10}
+	s := &h2side{br: br, bw: bufio.NewWriterSize(c, 32<<10), maxFrame: 16 << 10}
 	s.fr = http2.NewFramer(nil, br)
 	s.fr.SetMaxReadFrameSize(1<<24 - 1) // the peers' own limits apply end to end
 	dec := hpack.NewDecoder(4096, nil)
