@@ -7,7 +7,8 @@ GO_NOWORK = GOWORK=off $(GO)
 PKG_TIMEOUT ?= 60m
 
 # Fuzz budget per target: FUZZTIME for most; the decoders that face the
-# network (the results stream, the guard's addresses, the game-day API)
+# network (the results stream, the engine's HTTP answers, the guard's
+# addresses, the game-day API)
 # carry a count of executions (about 20 s each here), because a time
 # budget can end while a worker is mid-input on a loaded machine and Go's
 # fuzzer (1.26) then fails with "context deadline exceeded" and no input.
@@ -74,6 +75,7 @@ FUZZ_TARGETS = \
   ./workloads:FuzzScriptExecutors \
   ./workloads/native:FuzzReadSpec \
   ./workloads/native:FuzzParseResults \
+  ./workloads/native/h1:FuzzReadResponse:net=200000x \
   ./workloads/grpcproto:FuzzParseMethod \
   ./workloads/grpcproto:FuzzRequest \
   ./compose:FuzzImport \

@@ -404,7 +404,15 @@ func (b *bench) loadgenSection(ctx context.Context) (Section, error) {
 	if err != nil {
 		return sec, err
 	}
-	sec.Detail = map[string]any{"wrk": w, "steps": all, "step_seconds": b.cfg.step.Seconds()}
+	// wrk's ceiling moves between runs: it is measured again after the
+	// engines, and the higher of the two is the reference.
+	w2, _, err := b.runWrk(ctx, url, b.cfg.step, 32, "")
+	if err != nil {
+		return sec, err
+	}
+	b.logf("  wrk again: %.0f req/s", w2.PerSec)
+	ceiling := max(w.PerSec, w2.PerSec)
+	sec.Detail = map[string]any{"wrk": w, "wrk_after": w2, "steps": all, "step_seconds": b.cfg.step.Seconds()}
 	best := func(key string) (loadStep, bool) {
 		var top loadStep
 		for _, s := range all {
@@ -424,13 +432,14 @@ func (b *bench) loadgenSection(ctx context.Context) (Section, error) {
 	}
 	a, b2, c, d := bestOf("a"), bestOf("b"), bestOf("c"), bestOf("d")
 	sec.Rows = append(sec.Rows,
-		Row{Name: "(e) wrk, closed model, 32 connections: ceiling", Value: w.PerSec, Unit: "req/s"},
-		Row{Name: "(a) plain k6, constant-arrival-rate", Value: float64(a), Unit: "req/s", Ref: "(e) wrk", RefValue: w.PerSec, Note: b.plainNote},
+		Row{Name: "(e) wrk, closed model, 32 connections: ceiling", Value: ceiling, Unit: "req/s",
+			Note: fmt.Sprintf("the higher of %.0f before the other arms and %.0f after", w.PerSec, w2.PerSec)},
+		Row{Name: "(a) plain k6, constant-arrival-rate", Value: float64(a), Unit: "req/s", Ref: "(e) wrk", RefValue: ceiling, Note: b.plainNote},
 		Row{Name: "(b) k6 + xk6-resilience output to the harness", Value: float64(b2), Unit: "req/s", Ref: "(a)", RefValue: float64(a), Goal: AtLeast(0.9)},
 		Row{Name: "(c) k6 + its JSON output", Value: float64(c), Unit: "req/s", Ref: "(a)", RefValue: float64(a)},
-		Row{Name: "(d) vegeta attack", Value: float64(d), Unit: "req/s", Ref: "(e) wrk", RefValue: w.PerSec},
+		Row{Name: "(d) vegeta attack", Value: float64(d), Unit: "req/s", Ref: "(e) wrk", RefValue: ceiling},
 	)
-	sec.Rows = append(sec.Rows, nativeRows(all, a, d, bestOf("f"), bestOf("g"))...)
+	sec.Rows = append(sec.Rows, nativeRows(all, a, d, bestOf("f"), bestOf("g"), ceiling)...)
 	sb, okB := best("b")
 	sc, okC := best("c")
 	if okB && okC {

@@ -145,11 +145,7 @@ func newEngine(spec Spec, shard Shard, out Output, opts Options) (*engine, error
 	}
 	e.rt = opts.Transport
 	if e.rt == nil {
-		var wait time.Duration
-		for i := range spec.Streams {
-			wait = max(wait, spec.Streams[i].Timeout)
-		}
-		e.fast = newFastClients(e.lanes, spec.connections(shard.Count), wait)
+		e.fast = newFastClients(e.lanes, spec.connections(shard.Count))
 	}
 	e.col = newCollector(e.lanes, out)
 	e.col.tap = opts.Tap

@@ -1,152 +1,166 @@
 package native
 
 import (
-	"net"
-	"sync"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
 	"time"
 
-	"github.com/valyala/fasthttp"
+	"github.com/chaosrun/chaosrun/workloads/native/h1"
 )
 
 // The engine's own sending path, used unless Options.Transport replaces
-// it: fasthttp's HostClient (MIT), one per target host. A worker sends on a
-// pooled connection from its own goroutine, with request and response
-// objects it reuses: no goroutines per connection, no allocation per
-// request. It costs about half of net/http's CPU per request, which is
-// most of what a load generator spends.
+// it: the h1 client, one pool per target host. A worker renders its
+// request's bytes into a buffer of its own and sends them on a pooled
+// connection from its own goroutine: no goroutines per connection, no
+// allocation and no parsing of its own request.
 
 // fastReadBuffer bounds an answer's head (status line and headers).
 const fastReadBuffer = 16 << 10
 
-// fastClients are the run's HostClients by scheme and host, and every
-// connection they opened, so that requests still out at the end of the
-// grace can be cut off (fasthttp takes no context).
+// fastClients are the run's pools by scheme and host.
 type fastClients struct {
-	hosts map[string]*fasthttp.HostClient
-	mu    sync.Mutex
-	conns map[*trackedConn]struct{}
-	cut   bool
+	hosts map[string]*h1.Host
 }
 
-// newFastClients makes a HostClient for each target host of the lanes,
-// each with at most conns connections; a request waits up to wait for one.
-func newFastClients(lanes []*lane, conns int, wait time.Duration) *fastClients {
-	f := &fastClients{hosts: map[string]*fasthttp.HostClient{}, conns: map[*trackedConn]struct{}{}}
-	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+// newFastClients makes a pool for each target host of the lanes, each with
+// at most conns connections, and gives each target its pool.
+func newFastClients(lanes []*lane, conns int) *fastClients {
+	f := &fastClients{hosts: map[string]*h1.Host{}}
 	for _, l := range lanes {
-		for _, t := range l.targets {
+		for i := range l.targets {
+			t := &l.targets[i]
 			key := t.scheme + "://" + t.host
-			if f.hosts[key] != nil {
-				continue
+			if f.hosts[key] == nil {
+				f.hosts[key] = h1.NewHost(h1.Options{Addr: hostPort(*t), TLS: t.scheme == "https",
+					MaxConns: conns, ReadBuffer: fastReadBuffer})
 			}
-			f.hosts[key] = &fasthttp.HostClient{
-				Addr: t.host, IsTLS: t.scheme == "https", MaxConns: conns, MaxConnWaitTimeout: wait,
-				Dial:                      func(addr string) (net.Conn, error) { return f.dial(dialer, addr) },
-				MaxIdleConnDuration:       90 * time.Second,
-				MaxIdemponentCallAttempts: 2, // one retry on a kept-alive connection the server closed
-				ReadBufferSize:            fastReadBuffer,
-				NoDefaultUserAgentHeader:  true,
-				DisablePathNormalizing:    true,
-			}
+			t.pool = f.hosts[key]
 		}
 	}
 	return f
 }
 
-func (f *fastClients) client(t *target) *fasthttp.HostClient {
-	return f.hosts[t.scheme+"://"+t.host]
+// hostPort is a target's address with its scheme's port when it has none.
+func hostPort(t target) string {
+	u := t.host
+	if lastColon(u) < 0 {
+		if t.scheme == "https" {
+			return u + ":443"
+		}
+		return u + ":80"
+	}
+	return u
 }
 
-func (f *fastClients) dial(d *net.Dialer, addr string) (net.Conn, error) {
-	c, err := d.Dial("tcp", addr)
-	if err != nil {
-		return nil, err
+func lastColon(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case ':':
+			return i
+		case ']':
+			return -1
+		}
 	}
-	tc := &trackedConn{Conn: c, f: f}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.cut {
-		c.Close()
-		return nil, errCut
-	}
-	f.conns[tc] = struct{}{}
-	return tc, nil
+	return -1
 }
 
 // cutAll closes every connection, in use or idle, and refuses new ones:
 // requests still out end at once.
 func (f *fastClients) cutAll() {
-	f.mu.Lock()
-	f.cut = true
-	conns := make([]*trackedConn, 0, len(f.conns))
-	for c := range f.conns {
-		conns = append(conns, c)
-	}
-	f.mu.Unlock()
-	for _, c := range conns {
-		_ = c.Close()
+	for _, h := range f.hosts {
+		h.CutAll()
 	}
 }
 
-// trackedConn is a connection that leaves its registry when closed.
-type trackedConn struct {
-	net.Conn
-	f    *fastClients
-	once sync.Once
-}
-
-func (c *trackedConn) Close() error {
-	var err error
-	c.once.Do(func() {
-		c.f.mu.Lock()
-		delete(c.f.conns, c)
-		c.f.mu.Unlock()
-		err = c.Conn.Close()
-	})
-	return err
-}
-
-// fastReq is a worker's reusable request and response.
+// fastReq is a worker's reusable request and answer.
 type fastReq struct {
-	req  fasthttp.Request
-	resp fasthttp.Response
+	// head is the current draw's request line and headers, without the
+	// deadline header, the body's length and the blank line.
+	head []byte
+	// fixed are the header lines that never change, rendered once.
+	fixed     []byte
+	ownHost   bool // the stream sets Host itself
+	deadline  []byte
+	hasLength bool // the request says its body's length
+	req       h1.Request
+	resp      h1.Response
 	// answered: resp holds the last attempt's answer.
 	answered bool
-	url      []byte
-	hc       *fasthttp.HostClient
+	host     *h1.Host
 }
 
-// initFast sets up the worker's fasthttp request: method and the headers
-// that never change.
+// initFast renders the worker's header lines that never change: the
+// stream's static headers and the client's tier.
 func (w *worker) initFast() {
-	w.fr = &fastReq{}
-	r := &w.fr.req
-	r.Header.SetMethod(w.l.Method)
-	r.Header.DisableNormalizing()
-	r.URI().DisablePathNormalizing = true
-	for name, v := range w.req.Header {
-		if len(v) > 0 && v[0] != "" {
-			r.Header.Set(name, v[0])
+	fr := &fastReq{}
+	w.fr = fr
+	for _, name := range slices.Sorted(maps.Keys(w.req.Header)) {
+		v := w.req.Header[name]
+		if len(v) == 0 || v[0] == "" {
+			continue
 		}
+		fr.ownHost = fr.ownHost || name == "Host"
+		fr.fixed = appendHeader(fr.fixed, name, []byte(v[0]))
 	}
+	m := w.l.Method
+	fr.req.Head = m == http.MethodHead
+	fr.req.Retry = m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions || m == http.MethodPut || m == http.MethodDelete
+	fr.hasLength = w.l.Body != "" || m == http.MethodPost || m == http.MethodPut || m == http.MethodPatch
 }
 
-// buildFast sets the request up for the current draw at target t.
+// appendHeader appends "name: value\r\n", with line ends in the value
+// turned into spaces so that a value cannot add header lines.
+func appendHeader(dst []byte, name string, v []byte) []byte {
+	dst = append(append(dst, name...), ": "...)
+	for _, c := range v {
+		if c == '\r' || c == '\n' {
+			c = ' '
+		}
+		dst = append(dst, c)
+	}
+	return append(dst, "\r\n"...)
+}
+
+// appendTarget appends a request target, percent-encoding the bytes a
+// request line cannot carry (controls, space, non-ASCII).
+func appendTarget(dst, p []byte) []byte {
+	const hex = "0123456789ABCDEF"
+	for _, c := range p {
+		if c <= ' ' || c >= 0x7f {
+			dst = append(dst, '%', hex[c>>4], hex[c&15])
+			continue
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// buildFast renders the request line and headers of the current draw at
+// target t.
 func (w *worker) buildFast(t *target) {
 	fr, l := w.fr, w.l
-	fr.url = append(append(append(append(fr.url[:0], t.scheme...), "://"...), t.host...), t.prefix...)
-	fr.url = l.path.render(fr.url, &w.d)
-	fr.req.SetRequestURIBytes(fr.url)
-	fr.hc = w.e.fast.client(t)
-	for i, h := range l.headers {
-		if !h.val.isStatic {
-			w.pathBuf = h.val.render(w.pathBuf[:0], &w.d)
-			fr.req.Header.SetBytesV(l.headers[i].name, w.pathBuf)
+	h := append(append(fr.head[:0], l.Method...), ' ')
+	h = appendTarget(h, []byte(t.prefix))
+	w.pathBuf = l.path.render(w.pathBuf[:0], &w.d)
+	h = appendTarget(h, w.pathBuf)
+	h = append(h, " HTTP/1.1\r\n"...)
+	if !fr.ownHost {
+		h = append(append(append(h, "Host: "...), t.host...), "\r\n"...)
+	}
+	h = append(h, fr.fixed...)
+	for _, hd := range l.headers {
+		if !hd.val.isStatic {
+			w.pathBuf = hd.val.render(w.pathBuf[:0], &w.d)
+			h = appendHeader(h, hd.name, w.pathBuf)
 		}
 	}
+	fr.head = h
+	fr.deadline = fr.deadline[:0]
+	fr.host = t.pool
 	if l.Body != "" {
 		w.bodyBuf = l.body.render(w.bodyBuf[:0], &w.d)
-		fr.req.SetBodyRaw(w.bodyBuf)
 	}
 }
 
@@ -154,11 +168,21 @@ func (w *worker) buildFast(t *target) {
 func (w *worker) sendFast(timeout time.Duration) int {
 	fr := w.fr
 	fr.answered = false
-	if err := fr.hc.DoTimeout(&fr.req, &fr.resp, timeout); err != nil {
+	wire := append(fr.req.Wire[:0], fr.head...)
+	if len(fr.deadline) > 0 {
+		wire = appendHeader(wire, w.dlName, fr.deadline)
+	}
+	if fr.hasLength {
+		wire = strconv.AppendInt(append(wire, "Content-Length: "...), int64(len(w.bodyBuf)), 10)
+		wire = append(wire, "\r\n"...)
+	}
+	wire = append(append(wire, "\r\n"...), w.bodyBuf...)
+	fr.req.Wire = wire
+	if err := fr.host.Do(&fr.req, &fr.resp, time.Now().Add(timeout)); err != nil {
 		return 0
 	}
 	fr.answered = true
-	return fr.resp.StatusCode()
+	return fr.resp.Status
 }
 
 // fastHeader is a header of the last answer ("" without one).
@@ -166,5 +190,5 @@ func (w *worker) fastHeader(name string) string {
 	if !w.fr.answered {
 		return ""
 	}
-	return string(w.fr.resp.Header.Peek(name))
+	return w.fr.resp.Header(name)
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/chaosrun/chaosrun/models/arrival"
+	"github.com/chaosrun/chaosrun/workloads/native/h1"
 )
 
 // lane is a stream compiled for a run: its schedule, templates, keys, tag
@@ -49,6 +50,8 @@ type target struct {
 	scheme, host, prefix string
 	// fixed is the whole URL when the path is static.
 	fixed *url.URL
+	// pool sends to the target on the engine's own path (fast.go).
+	pool *h1.Host
 }
 
 type header struct {

@@ -208,8 +208,7 @@ func (w *worker) tryOnce(n int, remaining time.Duration) (client.Outcome, error)
 		timeout = min(timeout, remaining)
 		ms := remaining.Milliseconds()
 		if w.fr != nil {
-			w.pathBuf = strconv.AppendInt(w.pathBuf[:0], ms, 10)
-			w.fr.req.Header.SetBytesV(w.dlName, w.pathBuf)
+			w.fr.deadline = strconv.AppendInt(w.fr.deadline[:0], ms, 10)
 		} else {
 			w.dlVal[0] = strconv.FormatInt(ms, 10)
 		}
