@@ -207,3 +207,47 @@ func TestHostDeadlineAndCut(t *testing.T) {
 		t.Fatalf("a request after the cut: %v, want ErrCut", err)
 	}
 }
+
+// TestDoDoesNotAllocate: a request on a kept-alive connection allocates
+// nothing (the server here is a loop over one connection that allocates
+// nothing either).
+func TestDoDoesNotAllocate(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf := make([]byte, 4096)
+		answer := []byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Backpressure: 0\r\n\r\nok")
+		for {
+			if _, err := c.Read(buf); err != nil {
+				return
+			}
+			if _, err := c.Write(answer); err != nil {
+				return
+			}
+		}
+	}()
+	addr := ln.Addr().String()
+	h := NewHost(Options{Addr: addr, MaxConns: 1})
+	defer h.CutAll()
+	req, resp := get(addr, "/"), &Response{}
+	deadline := time.Now().Add(time.Minute)
+	if err := h.Do(req, resp, deadline); err != nil { // dials
+		t.Fatal(err)
+	}
+	allocs := testing.AllocsPerRun(200, func() {
+		if err := h.Do(req, resp, deadline); err != nil || resp.Status != 200 {
+			t.Fatalf("status %d: %v", resp.Status, err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%.1f allocations per request, want 0", allocs)
+	}
+}
