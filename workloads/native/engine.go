@@ -34,8 +34,8 @@ var _ Output = (*stream.Writer)(nil)
 
 // Options are the parts of a run that tests replace.
 type Options struct {
-	// Transport sends the requests; default one tuned for many
-	// connections per host (Transport).
+	// Transport, when set, sends the requests in place of the engine's
+	// own HTTP/1.1 client (package h1); Transport(n) makes one for load.
 	Transport http.RoundTripper
 	// FlushEvery is how often finished windows are written; default 250 ms.
 	FlushEvery time.Duration
