@@ -412,7 +412,8 @@ func (b *bench) loadgenSection(ctx context.Context) (Section, error) {
 	}
 	b.logf("  wrk again: %.0f req/s", w2.PerSec)
 	ceiling := max(w.PerSec, w2.PerSec)
-	sec.Detail = map[string]any{"wrk": w, "wrk_after": w2, "steps": all, "step_seconds": b.cfg.step.Seconds()}
+	raw := map[string]any{"wrk": w, "wrk_after": w2, "steps": all, "step_seconds": b.cfg.step.Seconds()}
+	sec.Detail = raw
 	best := func(key string) (loadStep, bool) {
 		var top loadStep
 		for _, s := range all {
@@ -440,6 +441,18 @@ func (b *bench) loadgenSection(ctx context.Context) (Section, error) {
 		Row{Name: "(d) vegeta attack", Value: float64(d), Unit: "req/s", Ref: "(e) wrk", RefValue: ceiling},
 	)
 	sec.Rows = append(sec.Rows, nativeRows(all, a, d, bestOf("f"), bestOf("g"), ceiling)...)
+	if slices.ContainsFunc(arms, func(x *loadArm) bool { return x.key == "f" }) {
+		rate := 4000
+		if s, _, ok := commonStep(all, "f", "a"); ok {
+			rate = s.Rate
+		}
+		rows, prof, err := b.nativeProfileRows(ctx, rate)
+		if err != nil {
+			return sec, fmt.Errorf("native engine profiled at %d/s: %w", rate, err)
+		}
+		sec.Rows = append(sec.Rows, rows...)
+		raw["native_profile"] = prof
+	}
 	sb, okB := best("b")
 	sc, okC := best("c")
 	if okB && okC {

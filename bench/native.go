@@ -59,9 +59,9 @@ func nativeStepSpec(base string, rate int, dur time.Duration, smart bool) native
 
 // nativeRun runs spec with `chaosrun load` (what the harness starts per
 // shard), its windows streamed to a receiver in the bench; onStart, if
-// set, runs once the stream's hello arrived. The result's CPU is the load
-// process's own (rusage).
-func (b *bench) nativeRun(ctx context.Context, spec native.Spec, onStart func(context.Context) error) (stream.Summary, runResult, error) {
+// set, runs once the stream's hello arrived; extra are more flags of load.
+// The result's CPU is the load process's own (rusage).
+func (b *bench) nativeRun(ctx context.Context, spec native.Spec, onStart func(context.Context) error, extra ...string) (stream.Summary, runResult, error) {
 	raw, err := json.Marshal(spec)
 	if err != nil {
 		return stream.Summary{}, runResult{}, err
@@ -78,7 +78,8 @@ func (b *bench) nativeRun(ctx context.Context, spec native.Spec, onStart func(co
 	}
 	sum, err := b.withReceiver(ctx, onStart, func(addr string) error {
 		var err error
-		res, err = runCmd(ctx, end+time.Minute, b.tmp, nil, b.chaosrun, "load", "--spec", path, "--results", "tcp://"+addr)
+		args := append([]string{"load", "--spec", path, "--results", "tcp://" + addr}, extra...)
+		res, err = runCmd(ctx, end+time.Minute, b.tmp, nil, b.chaosrun, args...)
 		if err == nil && res.Code != 0 {
 			err = fmt.Errorf("chaosrun load exited %d: %s", res.Code, lastLines(string(res.Out), 10))
 		}

@@ -135,9 +135,13 @@ func TestLoadCommandSpec(t *testing.T) {
 	var total int64
 	for _, shard := range []string{"0/2", "1/2"} {
 		out := filepath.Join(dir, "shard"+shard[:1]+".jsonl")
-		code, _, stderr := runCLI(t, "load", "--spec", spec, "--shard", shard, "--results", out)
+		prof := filepath.Join(dir, "cpu"+shard[:1]+".pprof")
+		code, _, stderr := runCLI(t, "load", "--spec", spec, "--shard", shard, "--results", out, "--cpu-profile", prof)
 		if code != exitOK {
 			t.Fatalf("shard %s: exit %d\n%s", shard, code, stderr)
+		}
+		if raw, err := os.ReadFile(prof); err != nil || len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b {
+			t.Fatalf("shard %s: --cpu-profile wrote no gzipped profile (%d bytes, %v)", shard, len(raw), err)
 		}
 		f, err := os.Open(out)
 		if err != nil {
@@ -188,6 +192,7 @@ func TestLoadCommandUsage(t *testing.T) {
 		{"bad target", []string{res, file, "--target", "api=ftp://h:1"}, "want http(s)://HOST:PORT"},
 		{"bad set", []string{res, file, "--target", "api=h:1", "--set", "workload.duration=forever"}, "workload.duration"},
 		{"two scenarios", []string{res, file, file}, "accepts at most 1 arg"},
+		{"profile nowhere", []string{res, file, "--target", "api=h:1", "--cpu-profile", "/nonexistent-dir/cpu.pprof"}, "--cpu-profile: open /nonexistent-dir/cpu.pprof"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
