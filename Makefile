@@ -75,7 +75,7 @@ FUZZ_TARGETS = \
   ./workloads:FuzzScriptExecutors \
   ./workloads/native:FuzzReadSpec \
   ./workloads/native:FuzzParseResults \
-  ./workloads/native/h1:FuzzReadResponse:net=200000x \
+  ./workloads/native/h1:FuzzReadResponse:net=100000x \
   ./workloads/grpcproto:FuzzParseMethod \
   ./workloads/grpcproto:FuzzRequest \
   ./compose:FuzzImport \

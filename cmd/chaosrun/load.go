@@ -1,14 +1,9 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"runtime/pprof"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/chaosrun/chaosrun/internal/exitcode"
 	"github.com/chaosrun/chaosrun/workloads/nativerun"
 )
 
@@ -16,7 +11,6 @@ import (
 // per shard, and what each Pod of the Kubernetes export runs.
 func newLoadCmd(st *State) *cobra.Command {
 	var o nativerun.Options
-	var cpuProfile string
 	cmd := &cobra.Command{
 		Use:   "load (--spec FILE | SCENARIO.yaml --target SVC=URL…) --results tcp://HOST:PORT [flags]",
 		Short: "run one shard of a native workload, streaming its results to a receiver",
@@ -35,36 +29,12 @@ Exit codes: 0 the workload ran to its end, 2 bad usage, spec or scenario,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: scenarioArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cpuProfile != "" {
-				stop, err := startCPUProfile(cpuProfile)
-				if err != nil {
-					return exitcode.Fail(exitcode.Usage, err)
-				}
-				defer stop()
-			}
 			l := st.scenarios()
 			return o.RunShard(cmd.Context(), l.FS, l, st.Stderr, st.Getenv(nativerun.TokenEnv), args)
 		},
 	}
 	loadFlags(cmd.Flags(), &o)
-	cmd.Flags().StringVar(&cpuProfile, "cpu-profile", "", "write the load process's CPU profile (pprof) to FILE: where its time goes")
 	return cmd
-}
-
-// startCPUProfile profiles this process's CPU into path until stop.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("--cpu-profile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("--cpu-profile %s: %w", path, err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		_ = f.Close()
-	}, nil
 }
 
 // loadFlags adds load's flags to fl, filling o.
@@ -75,4 +45,5 @@ func loadFlags(fl *pflag.FlagSet, o *nativerun.Options) {
 	fl.StringArrayVar(&o.Targets, "target", nil, "a service's base URLs, SVC=URL[,URL…] in replica order (with a scenario; repeatable)")
 	fl.StringArrayVar(&o.Sets, "set", nil, "override a scenario value, e.g. workload.duration=30s (repeatable)")
 	fl.Int64Var(&o.Seed, "seed", 0, "seed of the keys and jitter (default: the scenario's)")
+	fl.StringVar(&o.CPUProfile, "cpu-profile", "", "write the load process's CPU profile (pprof) to FILE: where its time goes")
 }

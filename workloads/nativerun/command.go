@@ -26,6 +26,13 @@ func (o *Options) RunShard(ctx context.Context, wd workdir.FS, l Loader, stderr 
 	if err != nil {
 		return exitcode.Fail(exitcode.Usage, err)
 	}
+	if o.CPUProfile != "" {
+		stop, err := startCPUProfile(o.CPUProfile)
+		if err != nil {
+			return exitcode.Fail(exitcode.Usage, err)
+		}
+		defer stop()
+	}
 	spec, err := o.workload(ctx, wd, l, stderr, args)
 	if err != nil {
 		return err

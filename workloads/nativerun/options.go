@@ -15,6 +15,8 @@ type Options struct {
 	Spec, Shard, Results string
 	Sets, Targets        []string
 	Seed                 int64
+	// CPUProfile, when set, is where the process's CPU profile goes.
+	CPUProfile string
 }
 
 // DefaultShard is --shard's default: the whole workload in one process.
