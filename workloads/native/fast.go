@@ -2,9 +2,11 @@ package native
 
 import (
 	"maps"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/chaosrun/chaosrun/workloads/native/h1"
@@ -44,26 +46,14 @@ func newFastClients(lanes []*lane, conns int) *fastClients {
 
 // hostPort is a target's address with its scheme's port when it has none.
 func hostPort(t target) string {
-	u := t.host
-	if lastColon(u) < 0 {
-		if t.scheme == "https" {
-			return u + ":443"
-		}
-		return u + ":80"
+	if _, _, err := net.SplitHostPort(t.host); err == nil {
+		return t.host
 	}
-	return u
-}
-
-func lastColon(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		switch s[i] {
-		case ':':
-			return i
-		case ']':
-			return -1
-		}
+	port := "80"
+	if t.scheme == "https" {
+		port = "443"
 	}
-	return -1
+	return net.JoinHostPort(strings.Trim(t.host, "[]"), port)
 }
 
 // cutAll closes every connection, in use or idle, and refuses new ones:

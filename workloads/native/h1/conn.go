@@ -14,11 +14,10 @@ type conn struct {
 	r, w int // unread bytes are buf[r:w]
 	// used: the connection carried a request before this one.
 	used bool
-	host *Host
 }
 
-func newConn(nc net.Conn, bufSize int, h *Host) *conn {
-	return &conn{nc: nc, buf: make([]byte, bufSize), host: h}
+func newConn(nc net.Conn, bufSize int) *conn {
+	return &conn{nc: nc, buf: make([]byte, bufSize)}
 }
 
 // write sends p whole.

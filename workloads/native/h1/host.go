@@ -211,7 +211,7 @@ func (h *Host) dial(deadline time.Time) (*conn, error) {
 		h.release()
 		return nil, err
 	}
-	c := newConn(nc, h.opts.ReadBuffer, h)
+	c := newConn(nc, h.opts.ReadBuffer)
 	h.mu.Lock()
 	if h.cut {
 		h.mu.Unlock()

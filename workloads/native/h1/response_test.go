@@ -80,7 +80,7 @@ func TestReadResponse(t *testing.T) {
 			if tc.leftover {
 				in += next
 			}
-			c := newConn(&scriptConn{data: []byte(in), step: step}, 4096, nil)
+			c := newConn(&scriptConn{data: []byte(in), step: step}, 4096)
 			var resp Response
 			keep, err := readResponse(c, &resp, tc.head)
 			if tc.err != nil {
@@ -108,12 +108,12 @@ func TestReadResponse(t *testing.T) {
 
 func TestReadResponseHeadBound(t *testing.T) {
 	in := "HTTP/1.1 200 OK\r\nX-Big: " + string(bytes.Repeat([]byte("a"), 5000)) + "\r\n\r\n"
-	c := newConn(&scriptConn{data: []byte(in), step: 512}, 4096, nil)
+	c := newConn(&scriptConn{data: []byte(in), step: 512}, 4096)
 	if _, err := readResponse(c, &Response{}, false); !errors.Is(err, ErrHeadTooLarge) {
 		t.Fatalf("a 5 KB head in a 4 KiB buffer: %v, want ErrHeadTooLarge", err)
 	}
 	line := "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;" + string(bytes.Repeat([]byte("e"), 5000)) + "\r\n"
-	c = newConn(&scriptConn{data: []byte(line), step: 512}, 16384, nil)
+	c = newConn(&scriptConn{data: []byte(line), step: 512}, 16384)
 	if _, err := readResponse(c, &Response{}, false); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("a 5 KB chunk line: %v, want ErrMalformed", err)
 	}
@@ -128,7 +128,7 @@ func FuzzReadResponse(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 404 Not Found\r\n\r\nbody"), uint8(9), false)
 	f.Add([]byte("HTTP/1.1 200 OK\nContent-Length: 100\n\n"), uint8(200), true)
 	f.Fuzz(func(t *testing.T, data []byte, step uint8, head bool) {
-		c := newConn(&scriptConn{data: data, step: int(step) + 1}, 1024, nil)
+		c := newConn(&scriptConn{data: data, step: int(step) + 1}, 1024)
 		var resp Response
 		if _, err := readResponse(c, &resp, head); err == nil {
 			if resp.Status < 100 || resp.Status > 999 {
