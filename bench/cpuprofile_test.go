@@ -29,13 +29,15 @@ func TestSplitCPU(t *testing.T) {
 	add := func(ms int64, names ...string) {
 		p.Sample = append(p.Sample, &profile.Sample{Value: []int64{1, ms * 1e6}, Location: loc(names...)})
 	}
-	add(30, "internal/runtime/syscall/linux.Syscall6", "syscall.write", "net.(*conn).Write", "h1.(*Host).Do")
-	add(5, "syscall.read", "net.(*conn).Read")
+	add(20, "internal/runtime/syscall/linux.Syscall6", "syscall.RawSyscall", h1Pkg+".(*rawIO).writeAll", h1Pkg+".(*rawIO).writeAll-fm", "internal/poll.(*FD).RawWrite", h1Pkg+".(*Host).Do")
+	add(10, "internal/runtime/syscall/linux.Syscall6", "syscall.write", "net.(*conn).Write", h1Pkg+".(*Host).Do")
+	add(4, "syscall.RawSyscall", h1Pkg+".(*rawIO).readOnce", "internal/poll.(*FD).RawRead")
+	add(1, "syscall.read", "net.(*conn).Read")
 	add(7, "internal/runtime/syscall/linux.EpollWait", "runtime.netpoll", "runtime.findRunnable", "runtime.schedule")
 	add(4, "runtime.futex", "runtime.futexsleep", "runtime.stopm", "runtime.findRunnable")
-	add(2, "syscall.Nanosleep", "native.pause")
+	add(2, "syscall.RawSyscall6", nativePkg+".(*sleeper).sleep", nativePkg+".sleepUntil")
 	add(1, "runtime.gcDrain", "runtime.gcBgMarkWorker")
-	add(3, "native.(*lane).prepareDraw", "native.(*worker).serve")
+	add(3, nativePkg+".(*lane).prepareDraw", nativePkg+".(*worker).serve")
 	path := filepath.Join(t.TempDir(), "cpu.pprof")
 	f, err := os.Create(path)
 	if err != nil {

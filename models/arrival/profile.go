@@ -66,6 +66,32 @@ func (p Profile) Peak() float64 {
 	return peak
 }
 
+// PeakOfSum is the highest total rate of profiles that run together: the
+// sum is piecewise linear, so its peak is at one of their breakpoints (the
+// rate just before one, or at it).
+func PeakOfSum(ps []Profile) float64 {
+	var at []time.Duration
+	for _, p := range ps {
+		t := p.Start
+		at = append(at, t)
+		for _, s := range p.Segments {
+			t += s.Duration
+			at = append(at, t)
+		}
+	}
+	peak := 0.0
+	for _, t := range at {
+		for _, u := range []time.Duration{t - 1, t} {
+			sum := 0.0
+			for _, p := range ps {
+				sum += p.RateAt(u)
+			}
+			peak = max(peak, sum)
+		}
+	}
+	return peak
+}
+
 // RateAt is the arrival rate at t (an offset from the start of load).
 func (p Profile) RateAt(t time.Duration) float64 {
 	if t < p.Start {

@@ -205,3 +205,23 @@ func BenchmarkScheduleAt(b *testing.B) {
 		i += 7919
 	}
 }
+
+func TestPeakOfSum(t *testing.T) {
+	ramp := Profile{StartRate: 0, Segments: []Segment{{1000, 10 * time.Second}, {0, 10 * time.Second}}}
+	for _, c := range []struct {
+		name string
+		ps   []Profile
+		want float64
+	}{
+		{"none", nil, 0},
+		{"one constant", []Profile{Constant(4000, 0, 5*time.Second)}, 4000},
+		{"one after another", []Profile{Constant(4000, 0, time.Second), Constant(4000, time.Second, 4*time.Second)}, 4000},
+		{"overlapping", []Profile{Constant(4000, 0, 2*time.Second), Constant(3000, time.Second, 4*time.Second)}, 7000},
+		{"a burst across a ramp's peak", []Profile{ramp, Constant(500, 9*time.Second, 2*time.Second)}, 1500},
+		{"a burst before a ramp's peak", []Profile{ramp, Constant(500, 0, time.Second)}, 1000},
+	} {
+		if got := PeakOfSum(c.ps); math.Abs(got-c.want) > 0.01 {
+			t.Errorf("%s: peak %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -38,7 +38,8 @@ func (p *pending) next(sh Shard) bool {
 
 // dispatch hands every arrival, when it is due, to a free worker of its
 // stream, or counts it dropped when none is free; it never waits for one.
-// It runs on a thread of its own that sleeps precisely (see sleepUntil).
+// Between arrivals it sleeps on a precise timer that holds no thread
+// (sleeper).
 func (e *engine) dispatch(ctx context.Context) {
 	q := queue{}
 	for _, l := range e.lanes {
@@ -51,17 +52,17 @@ func (e *engine) dispatch(ctx context.Context) {
 	for _, l := range e.lanes {
 		scratch = append(scratch, newDraw(l, e.spec.Seed))
 	}
-	dispatched := false
+	sl := newSleeper()
+	defer sl.close()
 	var woke time.Duration // when the dispatcher last woke, from the start
 	for n := 0; len(q) > 0; n++ {
 		p := q[0]
 		if wait := p.at - time.Since(e.start); wait > 0 {
 			// Arrivals closer together than batchWindow go out together,
 			// up to batchWindow late (late counts in their latency).
-			if !sleepUntil(ctx, e.start, max(p.at, woke+batchWindow), dispatched) {
+			if !sleepUntil(ctx, sl, e.start, max(p.at, woke+batchWindow)) {
 				return
 			}
-			dispatched = false
 			woke = time.Since(e.start)
 		} else if n%256 == 0 && ctx.Err() != nil {
 			return
@@ -75,7 +76,6 @@ func (e *engine) dispatch(ctx context.Context) {
 				e.startWorker(p.l)
 			}
 			p.l.jobs <- job{g: p.g, due: due}
-			dispatched = true
 		} else {
 			p.l.busy.Add(-1)
 			d := &scratch[p.l.idx]
@@ -98,7 +98,7 @@ const batchWindow = 250 * time.Microsecond
 
 // sleepUntil sleeps until at (from start), in slices so that ctx can end
 // it; false when ctx ended.
-func sleepUntil(ctx context.Context, start time.Time, at time.Duration, dispatched bool) bool {
+func sleepUntil(ctx context.Context, sl *sleeper, start time.Time, at time.Duration) bool {
 	for {
 		if ctx.Err() != nil {
 			return false
@@ -107,7 +107,6 @@ func sleepUntil(ctx context.Context, start time.Time, at time.Duration, dispatch
 		if d <= 0 {
 			return true
 		}
-		pause(min(d, 20*time.Millisecond), dispatched)
-		dispatched = false
+		sl.sleep(min(d, 20*time.Millisecond))
 	}
 }

@@ -1,24 +1,78 @@
 package native
 
 import (
-	"runtime"
+	"os"
 	"syscall"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
-// pause sleeps for d. The runtime's timers round a sleep up to the next
-// millisecond when the process is idle, which would show as latency from
-// the intended send time: a short sleep is a nanosleep (tens of µs late)
-// instead, after yielding (dispatched: the dispatcher readied workers since
-// its last pause, which should run while it sleeps, not wait for its P).
-func pause(d time.Duration, dispatched bool) {
-	if d > 1500*time.Microsecond {
-		time.Sleep(d - time.Millisecond)
+// sleeper is the dispatcher's precise sleep: a timerfd that the runtime's
+// netpoller waits on. The runtime's own timers round a sleep up to the
+// next millisecond when the process is idle (the poller's timeout is in
+// milliseconds), which would show as latency from the intended send time;
+// a nanosleep is precise but holds the thread and its P, so the workers'
+// answers wait behind it. A timerfd is both: the kernel's high-resolution
+// timer, and a parked goroutine that holds nothing while it waits.
+//
+// Its calls are raw (they never block: the descriptor is non-blocking): an
+// ordinary system call wakes the runtime's monitor thread when the process
+// was idle, which at a few thousand arrivals a second costs more CPU than
+// the requests themselves.
+type sleeper struct {
+	fd     int             // the timer's descriptor
+	raw    syscall.RawConn // the same descriptor in the netpoller; nil: time.Sleep
+	file   *os.File
+	buf    [8]byte // the expiry count a read returns
+	readFn func(fd uintptr) bool
+}
+
+func newSleeper() *sleeper {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return &sleeper{fd: -1}
+	}
+	// os.NewFile registers a non-blocking descriptor with the netpoller.
+	s := &sleeper{fd: fd, file: os.NewFile(uintptr(fd), "timerfd")}
+	raw, err := s.file.SyscallConn()
+	if err != nil {
+		_ = s.file.Close()
+		return &sleeper{fd: -1}
+	}
+	s.raw, s.readFn = raw, s.expired
+	return s
+}
+
+// sleep waits d, or returns at once when d ≤ 0.
+func (s *sleeper) sleep(d time.Duration) {
+	if d <= 0 {
 		return
 	}
-	if dispatched {
-		runtime.Gosched()
+	if s.raw == nil {
+		time.Sleep(d)
+		return
 	}
-	ts := syscall.NsecToTimespec(int64(d))
-	_ = syscall.Nanosleep(&ts, nil)
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+	_, _, e := syscall.RawSyscall6(syscall.SYS_TIMERFD_SETTIME, uintptr(s.fd), 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
+	if e != 0 || s.raw.Read(s.readFn) != nil {
+		time.Sleep(d)
+	}
+}
+
+// expired reads the timer's expiry count: false (wait) until it fired.
+func (s *sleeper) expired(fd uintptr) bool {
+	for {
+		_, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)))
+		if e != syscall.EINTR {
+			return e != syscall.EAGAIN
+		}
+	}
+}
+
+func (s *sleeper) close() {
+	if s.raw != nil {
+		_ = s.file.Close()
+	}
 }

@@ -4,4 +4,11 @@ package native
 
 import "time"
 
-func pause(d time.Duration, _ bool) { time.Sleep(d) }
+// sleeper is the dispatcher's sleep; off Linux, the runtime's timers.
+type sleeper struct{}
+
+func newSleeper() *sleeper { return &sleeper{} }
+
+func (*sleeper) sleep(d time.Duration) { time.Sleep(d) }
+
+func (*sleeper) close() {}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 	"time"
 
 	"github.com/chaosrun/chaosrun/workloads/native"
@@ -13,7 +14,9 @@ import (
 // on log what it runs and how it ended. An interrupt ends the stream with
 // its end marker, and is an error that says so.
 func Shard(ctx context.Context, spec native.Spec, shard native.Shard, res native.Results, log io.Writer) error {
-	fmt.Fprintf(log, "chaosrun load: shard %s, %d stream(s), results to %s\n", shard, len(spec.Streams), res)
+	procs, restore := limitProcs(spec, shard)
+	defer restore()
+	fmt.Fprintf(log, "chaosrun load: shard %s, %d stream(s), %d of %d CPUs, results to %s\n", shard, len(spec.Streams), procs, runtime.NumCPU(), res)
 	sum, err := native.RunTo(ctx, spec, shard, res)
 	if err != nil {
 		return err
