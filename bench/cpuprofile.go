@@ -34,13 +34,14 @@ func anyFrame(prefixes ...string) func([]string) bool {
 const (
 	nativePkg = "github.com/chaosrun/chaosrun/workloads/native"
 	h1Pkg     = nativePkg + "/h1"
+	rawioPkg  = nativePkg + "/rawio"
 )
 
 // cpuParts are tried in order; a sample counts in the first that matches,
 // and in "engine" when none does.
 var cpuParts = []cpuPart{
-	{"write", "the request's write (on loopback it also delivers the request and wakes the server)", anyFrame(h1Pkg+".(*rawIO).writeAll", "syscall.write")},
-	{"read", "reads of the answer", anyFrame(h1Pkg+".(*rawIO).readOnce", "syscall.read")},
+	{"write", "the request's write (on loopback it also delivers the request and wakes the server)", anyFrame(rawioPkg+".(*op).writeAll", "syscall.write")},
+	{"read", "reads of the answer", anyFrame(rawioPkg+".(*op).readOnce", "syscall.read")},
 	{"netpoll", "the Go scheduler waiting on sockets (epoll)", anyFrame("runtime.netpoll")},
 	{"scheduler", "the Go scheduler finding, stealing and parking work (futex, spinning)", anyFrame("runtime.findRunnable", "runtime.schedule", "runtime.wakep", "runtime.futex", "runtime.mstart")},
 	{"sleep", "the dispatcher's timer (timerfd)", anyFrame(nativePkg + ".(*sleeper)")},

@@ -29,9 +29,9 @@ func TestSplitCPU(t *testing.T) {
 	add := func(ms int64, names ...string) {
 		p.Sample = append(p.Sample, &profile.Sample{Value: []int64{1, ms * 1e6}, Location: loc(names...)})
 	}
-	add(20, "internal/runtime/syscall/linux.Syscall6", "syscall.RawSyscall", h1Pkg+".(*rawIO).writeAll", h1Pkg+".(*rawIO).writeAll-fm", "internal/poll.(*FD).RawWrite", h1Pkg+".(*Host).Do")
+	add(20, "internal/runtime/syscall/linux.Syscall6", "syscall.RawSyscall", rawioPkg+".(*op).writeAll", rawioPkg+".(*op).writeAll-fm", "internal/poll.(*FD).RawWrite", h1Pkg+".(*Host).Do")
 	add(10, "internal/runtime/syscall/linux.Syscall6", "syscall.write", "net.(*conn).Write", h1Pkg+".(*Host).Do")
-	add(4, "syscall.RawSyscall", h1Pkg+".(*rawIO).readOnce", "internal/poll.(*FD).RawRead")
+	add(4, "syscall.RawSyscall", rawioPkg+".(*op).readOnce", "internal/poll.(*FD).RawRead")
 	add(1, "syscall.read", "net.(*conn).Read")
 	add(7, "internal/runtime/syscall/linux.EpollWait", "runtime.netpoll", "runtime.findRunnable", "runtime.schedule")
 	add(4, "runtime.futex", "runtime.futexsleep", "runtime.stopm", "runtime.findRunnable")

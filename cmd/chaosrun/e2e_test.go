@@ -168,7 +168,7 @@ func skipShort(t *testing.T) {
 
 // TestSlowVaultBulkheadsAB runs the README's main job (native, with an
 // empty k6 cache: the default path builds no k6) on and off, and both ways
-// on k6, each with the short profile (25 s, the fault from 8 s for 8 s).
+// on k6, each with the short profile (19 s, the fault from 8 s for 8 s).
 func TestSlowVaultBulkheadsAB(t *testing.T) {
 	skipShort(t)
 	cases := []struct {
@@ -178,10 +178,10 @@ func TestSlowVaultBulkheadsAB(t *testing.T) {
 		wantCode   int
 		minWindows int
 	}{
-		{"bulkheads-on-holds", nativeVault, shortRun, exitOK, 20},
-		{"bulkheads-off-breaches", nativeVault, append([]string{"--set", "bank.bulkheads=off"}, shortRun...), exitBreach, 20},
-		{"k6/bulkheads-on-holds", k6Vault, shortRun, exitOK, 20},
-		{"k6/bulkheads-off-breaches", k6Vault, append([]string{"--set", "bank.bulkheads=off"}, shortRun...), exitBreach, 20},
+		{"bulkheads-on-holds", nativeVault, shortRun, exitOK, 16},
+		{"bulkheads-off-breaches", nativeVault, append([]string{"--set", "bank.bulkheads=off"}, shortRun...), exitBreach, 16},
+		{"k6/bulkheads-on-holds", k6Vault, shortRun, exitOK, 16},
+		{"k6/bulkheads-off-breaches", k6Vault, append([]string{"--set", "bank.bulkheads=off"}, shortRun...), exitBreach, 16},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"slices"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 
 	"github.com/chaosrun/chaosrun/workloads/grpcproto"
+	"github.com/chaosrun/chaosrun/workloads/native/rawio"
 )
 
 // GRPC makes a stream's requests unary gRPC calls over HTTP/2 without
@@ -80,7 +82,7 @@ func (l *lane) compileGRPC(ctx context.Context, names []string) error {
 	gl := &grpcLane{full: m.Full(), deadline: cmpOr(g.Deadline, l.Timeout)}
 	l.grpc = gl
 	for _, t := range l.targets {
-		c, err := grpc.NewClient(t.host, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		c, err := grpc.NewClient(t.host, grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithContextDialer(dialRaw))
 		if err != nil {
 			return fmt.Errorf("gRPC target %s: %w", t.host, err)
 		}
@@ -200,4 +202,16 @@ func (w *worker) sendGRPC() int {
 	}
 	err := c.conn.Invoke(ctx, w.l.grpc.full, &c.req, &c.resp, rawCodec)
 	return int(status.Code(err)) // OK (0) for no error
+}
+
+// dialRaw dials a gRPC target over TCP with raw reads and writes
+// (rawio): the transport's system calls then leave the runtime's monitor
+// asleep, as the HTTP client's do.
+func dialRaw(ctx context.Context, addr string) (net.Conn, error) {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return rawio.Wrap(nc), nil
 }

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"io"
 	"net"
+
+	"github.com/chaosrun/chaosrun/workloads/native/rawio"
 )
 
 // conn is one connection with its read buffer.
 type conn struct {
-	nc   net.Conn
-	raw  *rawIO // nil: nc's own Read and Write
+	nc   net.Conn // with raw reads and writes where it can (rawio)
 	buf  []byte
 	r, w int // unread bytes are buf[r:w]
 	// used: the connection carried a request before this one.
@@ -18,14 +19,11 @@ type conn struct {
 }
 
 func newConn(nc net.Conn, bufSize int) *conn {
-	return &conn{nc: nc, raw: newRawIO(nc), buf: make([]byte, bufSize)}
+	return &conn{nc: rawio.Wrap(nc), buf: make([]byte, bufSize)}
 }
 
 // write sends p whole.
 func (c *conn) write(p []byte) error {
-	if c.raw != nil {
-		return c.raw.write(p)
-	}
 	for len(p) > 0 {
 		n, err := c.nc.Write(p)
 		if err != nil {
@@ -46,13 +44,7 @@ func (c *conn) fill() error {
 	if c.w == len(c.buf) {
 		return ErrHeadTooLarge
 	}
-	var n int
-	var err error
-	if c.raw != nil {
-		n, err = c.raw.read(c.buf[c.w:])
-	} else {
-		n, err = c.nc.Read(c.buf[c.w:])
-	}
+	n, err := c.nc.Read(c.buf[c.w:])
 	c.w += n
 	if n > 0 {
 		return nil

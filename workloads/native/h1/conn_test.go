@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// TestConnIO: a TCP connection reads and writes with raw calls (on Linux),
-// any other net.Conn with its own Read and Write; both see the bytes, the
-// peer's end of stream as io.EOF, and a big write whole.
+// TestConnIO: a TCP connection reads and writes with raw calls (rawio, on
+// Linux), any other net.Conn with its own Read and Write; both read an
+// answer's head and the peer's end of stream as io.EOF, and write a
+// megabyte whole.
 func TestConnIO(t *testing.T) {
 	tcp := func(t *testing.T) (net.Conn, net.Conn) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -38,8 +39,8 @@ func TestConnIO(t *testing.T) {
 			a, b := tc.pair(t)
 			defer a.Close()
 			c := newConn(b, 64)
-			if (c.raw != nil) != tc.wantRaw {
-				t.Fatalf("raw I/O %v, want %v", c.raw != nil, tc.wantRaw)
+			if raw := c.nc != b; raw != tc.wantRaw {
+				t.Fatalf("raw I/O %v, want %v", raw, tc.wantRaw)
 			}
 			big := make([]byte, 1<<20)
 			got := make(chan int, 1)
