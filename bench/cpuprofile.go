@@ -38,13 +38,14 @@ const (
 )
 
 // cpuParts are tried in order; a sample counts in the first that matches,
-// and in "engine" when none does.
+// and in "engine" when none does. The timer comes first: its read is a
+// raw read too.
 var cpuParts = []cpuPart{
+	{"sleep", "the dispatcher's timer (timerfd)", anyFrame(nativePkg + ".(*sleeper)")},
 	{"write", "the request's write (on loopback it also delivers the request and wakes the server)", anyFrame(rawioPkg+".(*op).writeAll", "syscall.write")},
 	{"read", "reads of the answer", anyFrame(rawioPkg+".(*op).readOnce", "syscall.read")},
 	{"netpoll", "the Go scheduler waiting on sockets (epoll)", anyFrame("runtime.netpoll")},
 	{"scheduler", "the Go scheduler finding, stealing and parking work (futex, spinning)", anyFrame("runtime.findRunnable", "runtime.schedule", "runtime.wakep", "runtime.futex", "runtime.mstart")},
-	{"sleep", "the dispatcher's timer (timerfd)", anyFrame(nativePkg + ".(*sleeper)")},
 	{"gc", "garbage collection", anyFrame("runtime.gcBgMarkWorker", "runtime.gcAssist", "runtime.bgsweep", "runtime.bgscavenge")},
 }
 

@@ -7,6 +7,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/chaosrun/chaosrun/workloads/native/rawio"
 )
 
 // sleeper is the dispatcher's precise sleep: a timerfd that the runtime's
@@ -22,11 +24,10 @@ import (
 // was idle, which at a few thousand arrivals a second costs more CPU than
 // the requests themselves.
 type sleeper struct {
-	fd     int             // the timer's descriptor
-	raw    syscall.RawConn // the same descriptor in the netpoller; nil: time.Sleep
-	file   *os.File
-	buf    [8]byte // the expiry count a read returns
-	readFn func(fd uintptr) bool
+	fd   int       // the timer's descriptor
+	io   *rawio.IO // its reads, waiting in the netpoller; nil: time.Sleep
+	file *os.File
+	buf  [8]byte // the expiry count a read returns
 }
 
 func newSleeper() *sleeper {
@@ -36,12 +37,10 @@ func newSleeper() *sleeper {
 	}
 	// os.NewFile registers a non-blocking descriptor with the netpoller.
 	s := &sleeper{fd: fd, file: os.NewFile(uintptr(fd), "timerfd")}
-	raw, err := s.file.SyscallConn()
-	if err != nil {
+	if s.io = rawio.New(s.file); s.io == nil {
 		_ = s.file.Close()
 		return &sleeper{fd: -1}
 	}
-	s.raw, s.readFn = raw, s.expired
 	return s
 }
 
@@ -50,29 +49,24 @@ func (s *sleeper) sleep(d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	if s.raw == nil {
+	if s.io == nil {
 		time.Sleep(d)
 		return
 	}
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
 	_, _, e := syscall.RawSyscall6(syscall.SYS_TIMERFD_SETTIME, uintptr(s.fd), 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
-	if e != 0 || s.raw.Read(s.readFn) != nil {
+	if e != 0 {
+		time.Sleep(d)
+		return
+	}
+	// The read waits until the timer fires: the count of expiries.
+	if _, err := s.io.Read(s.buf[:]); err != nil {
 		time.Sleep(d)
 	}
 }
 
-// expired reads the timer's expiry count: false (wait) until it fired.
-func (s *sleeper) expired(fd uintptr) bool {
-	for {
-		_, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)))
-		if e != syscall.EINTR {
-			return e != syscall.EAGAIN
-		}
-	}
-}
-
 func (s *sleeper) close() {
-	if s.raw != nil {
+	if s.io != nil {
 		_ = s.file.Close()
 	}
 }

@@ -11,7 +11,7 @@ import (
 func TestSleeperWaits(t *testing.T) {
 	precise, fallback := newSleeper(), &sleeper{fd: -1}
 	defer precise.close()
-	if precise.raw == nil {
+	if precise.io == nil {
 		t.Fatal("no timerfd on Linux: the dispatcher would fall back to the runtime's millisecond timers")
 	}
 	for _, s := range []struct {

@@ -12,7 +12,6 @@ package rawio
 
 import (
 	"io"
-	"net"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -35,9 +34,10 @@ type op struct {
 	fn    func(fd uintptr) bool
 }
 
-// New returns nc's raw I/O, or nil when nc has no descriptor to call on.
-func New(nc net.Conn) *IO {
-	sc, ok := nc.(syscall.Conn)
+// New returns the raw I/O of c (a connection, or a non-blocking file the
+// netpoller watches), or nil when c has no descriptor to call on.
+func New(c any) *IO {
+	sc, ok := c.(syscall.Conn)
 	if !ok {
 		return nil
 	}
