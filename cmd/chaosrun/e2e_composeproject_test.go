@@ -136,36 +136,35 @@ func TestDockerComposeProject(t *testing.T) {
 		code                    int
 		breach                  string
 	}
-	slowDBOn := arm{"slow-db-timeout-holds", "scenario.yaml", "items-slow-db", nil, exitOK, ""}
-	slowDBOff := arm{"slow-db-no-timeout-breaches", "scenario.yaml", "items-slow-db", []string{"--set", "app.env.DB_TIMEOUT=0s"}, exitBreach, "list-p99-bounded"}
-	dbKillOn := arm{"db-kill-recovers", "db-kill.yaml", "items-db-kill", nil, exitOK, ""}
-	// The same kill with the policy overridden as a team would
-	// (compose.override.yaml, merged as Compose merges it): the harness
-	// brings db back, but not its restart policy.
-	dbKillOff := arm{"db-kill-no-restart-policy-breaches", "db-kill.yaml", "items-db-kill", nil, exitBreach, "db-restarted-by-its-policy"}
 	// Each arm runs on a copy of the project of its own (run-scoped names,
-	// free ports, the published port unbound); the engine's leftovers are
-	// checked after each round. A protected arm runs alone: beside another
-	// arm it failed here, since the slow-db fault makes the API cancel every
-	// read at 200 ms, and pgx then closes the connection and opens another
-	// (a PostgreSQL fork and a SCRAM login each), a storm that takes both
-	// cores, and a killed database recovers under another arm's load too
-	// slowly for writes-recover. The unprotected arms breach whatever the
-	// load beside them, so they share a round.
-	rounds := []struct {
+	// free ports, the published port unbound), one after the other, and
+	// the engine's leftovers are checked once a pair has ended. Side by
+	// side, the arms failed each other: the slow-db fault makes the API
+	// cancel every read at 200 ms, and pgx then closes the connection and
+	// opens another (a PostgreSQL fork and a SCRAM login each), a storm
+	// that takes both cores; a killed database recovers under the other
+	// arm's load too slowly for writes-recover.
+	pairs := []struct {
 		name string
 		arms []arm
 	}{
-		{"slow-db", []arm{slowDBOn}},
-		{"db-kill", []arm{dbKillOn}},
-		{"unprotected", []arm{slowDBOff, dbKillOff}},
+		{"slow-db", []arm{
+			{"slow-db-timeout-holds", "scenario.yaml", "items-slow-db", nil, exitOK, ""},
+			{"slow-db-no-timeout-breaches", "scenario.yaml", "items-slow-db", []string{"--set", "app.env.DB_TIMEOUT=0s"}, exitBreach, "list-p99-bounded"},
+		}},
+		{"db-kill", []arm{
+			{"db-kill-recovers", "db-kill.yaml", "items-db-kill", nil, exitOK, ""},
+			// The same kill with the policy overridden as a team would
+			// (compose.override.yaml, merged as Compose merges it): the
+			// harness brings db back, but not its restart policy.
+			{"db-kill-no-restart-policy-breaches", "db-kill.yaml", "items-db-kill", nil, exitBreach, "db-restarted-by-its-policy"},
+		}},
 	}
-	for _, round := range rounds {
+	for _, pair := range pairs {
 		before := engineState(t, cli)
-		t.Run(round.name, func(t *testing.T) {
-			for _, tc := range round.arms {
+		t.Run(pair.name, func(t *testing.T) {
+			for _, tc := range pair.arms {
 				t.Run(tc.name, func(t *testing.T) {
-					t.Parallel()
 					own := filepath.Join(t.TempDir(), "composeproject")
 					if err := os.CopyFS(own, os.DirFS(dir)); err != nil {
 						t.Fatal(err)
@@ -175,7 +174,7 @@ func TestDockerComposeProject(t *testing.T) {
 			}
 		})
 		if left := projectLeftovers(t, cli, before); len(left) > 0 {
-			t.Errorf("left on the engine after the %s round: %v", round.name, left)
+			t.Errorf("left on the engine after the %s pair: %v", pair.name, left)
 		}
 	}
 }
