@@ -36,12 +36,20 @@ lint:
 	cd xk6-resilience && $(GO) vet ./...
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/chaosrun
 
-# Packages run one at a time: the end-to-end scenarios measure latency and
-# must not share the two cores with another package's load.
+# Packages with end-to-end tests (those -short skips) run one at a time:
+# their scenarios measure latency and must not share the two cores with
+# another package's load. The rest, unit tests only, run first, two
+# packages at a time, as make test-fast runs them.
 # TESTFLAGS adds flags (-v for each test's time: make test TESTFLAGS=-v).
 TESTFLAGS ?=
+E2E_TEST = testing\.Short\(\)|skipShort\(t\)
 test-main:
-	$(GO) test -p 1 -count=1 -timeout $(PKG_TIMEOUT) $(TESTFLAGS) ./... ./models/...
+	@all="$$($(GO) list -f '{{.ImportPath}} {{.Dir}}' ./... ./models/...)" && \
+	  e2e="$$(echo "$$all" | while read -r pkg dir; do if grep -qsE '$(E2E_TEST)' "$$dir"/*_test.go; then echo "$$pkg"; fi; done)" && \
+	  test -n "$$e2e" && unit="$$(echo "$$all" | cut -d' ' -f1 | grep -vxF "$$e2e")" && \
+	  echo "go test: $$(echo "$$unit" | wc -l) unit packages two at a time, then $$(echo "$$e2e" | wc -l) with end-to-end tests one at a time" && \
+	  $(GO) test -p 2 -count=1 -timeout $(PKG_TIMEOUT) $(TESTFLAGS) $$unit && \
+	  $(GO) test -p 1 -count=1 -timeout $(PKG_TIMEOUT) $(TESTFLAGS) $$e2e
 
 # A developer's inner loop: unit tests, fuzz seeds and golden files, with
 # no end-to-end run (-short skips them); packages in parallel.

@@ -105,6 +105,7 @@ func running(pid int) bool {
 // nothing left running or listening.
 func TestReliabilityHarnessSurvivesItsParts(t *testing.T) {
 	skipShort(t)
+	t.Parallel() // judged on exit codes, messages and cleanup: with the other robust end-to-end runs, after the timing-sensitive ones
 	cases := []struct {
 		name string
 		// victim is a command-line substring of the child to strike with
@@ -132,6 +133,7 @@ func TestReliabilityHarnessSurvivesItsParts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			on := nativeVault
 			if tc.on != nil {
 				on = *tc.on

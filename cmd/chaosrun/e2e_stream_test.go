@@ -146,6 +146,7 @@ func assertRunUnharmed(t *testing.T, bg *background, outDir string, refusal stri
 // 10 s each.
 func TestReliabilityResultsPortFlood(t *testing.T) {
 	skipShort(t)
+	t.Parallel() // judged on exit codes, messages and cleanup: with the other robust end-to-end runs, after the timing-sensitive ones
 	for _, tc := range []struct {
 		name  string
 		idle  int
@@ -214,6 +215,7 @@ func forged(start time.Time) string {
 // about 10 s.
 func TestReliabilityForgedWindowRefused(t *testing.T) {
 	skipShort(t)
+	t.Parallel() // judged on exit codes, messages and cleanup: with the other robust end-to-end runs, after the timing-sensitive ones
 	t0 := time.Now()
 	bg, addr, outDir := abuseRun(t)
 	time.Sleep(3 * time.Second) // load runs
@@ -244,6 +246,7 @@ func TestReliabilityForgedWindowRefused(t *testing.T) {
 // recorded. One run, about 10 s.
 func TestReliabilityResultsLongLinesBounded(t *testing.T) {
 	skipShort(t)
+	t.Parallel() // judged on exit codes, messages and cleanup: with the other robust end-to-end runs, after the timing-sensitive ones
 	t0 := time.Now()
 	bg, addr, outDir := abuseRun(t)
 	time.Sleep(2 * time.Second)

@@ -241,6 +241,7 @@ func TestSlowVaultBulkheadsAB(t *testing.T) {
 
 func TestReliabilityInterruptedRunCleansUp(t *testing.T) {
 	skipShort(t)
+	t.Parallel() // judged on exit codes, messages and cleanup: with the other robust end-to-end runs, after the timing-sensitive ones
 	outDir := t.TempDir()
 	bg := startChaosrun(t, "run", "--quiet", "--out-dir", outDir, nativeVault.file)
 	// Ctrl-C mid-fault: 25 s after load started (the fault runs 20–40 s).

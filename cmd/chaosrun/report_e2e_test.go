@@ -37,6 +37,7 @@ func shortScenario(t *testing.T, dir, name string) {
 // time bound that ends the first scenario.
 func TestRunFolderCombinedReport(t *testing.T) {
 	skipShort(t)
+	t.Parallel() // judged on its reports, a breach allowed: with the other robust end-to-end runs, after the timing-sensitive ones
 	dir := t.TempDir()
 	shortScenario(t, dir, "combo-a")
 	shortScenario(t, dir, "combo-b")

@@ -185,22 +185,33 @@ func report(b *testing.B, cpu, wall time.Duration, dropped float64) {
 	b.ReportMetric(0, "ns/op")
 }
 
-// TestRateCeiling steps the native engine's open-model rate against the
-// server process and logs, for each rate, what was sent, dropped and the
-// CPU per request. It generates heavy load: it runs only when
-// CHAOSRUN_NATIVE_CEILING lists the rates (e.g. "10000,20000,30000"), under
-// the machine's heavy-test lock. `go run ./bench` measures the same
-// against k6 and vegeta in one run.
-func TestRateCeiling(t *testing.T) {
+// BenchmarkRateCeiling steps the native engine's open-model rate against
+// the server process and logs, for each rate, what was sent, dropped and
+// the CPU per request, bare and with smart clients and Zipf keys. It
+// generates heavy load, so it is a benchmark (go test runs it only with
+// -bench): CHAOSRUN_NATIVE_CEILING lists the rates (default
+// "10000,20000,30000"), e.g.
+//
+//	go test ./workloads/native -run '^$' -bench RateCeiling -benchtime 1x -cpuprofile cpu.out
+//
+// `go run ./bench` measures the same against k6, vegeta and wrk in one run.
+func BenchmarkRateCeiling(b *testing.B) {
 	rates := os.Getenv("CHAOSRUN_NATIVE_CEILING")
 	if rates == "" {
-		t.Skip("set CHAOSRUN_NATIVE_CEILING=RATE,RATE,… to step the open-model rate")
+		rates = "10000,20000,30000"
 	}
-	url := serverURL(t)
+	url := serverURL(b)
+	for range b.N {
+		stepRates(b, url, rates)
+	}
+}
+
+// stepRates runs 4 s at each rate in rates, bare then smart, and logs each.
+func stepRates(b *testing.B, url, rates string) {
 	for _, f := range strings.Split(rates, ",") {
 		rate, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
 		for _, smart := range []bool{false, true} {
 			st := Stream{Name: "ceiling", Targets: []string{url}, Method: "GET", Path: "/", Timeout: 5 * time.Second,
@@ -217,11 +228,11 @@ func TestRateCeiling(t *testing.T) {
 			conns, _ := strconv.Atoi(os.Getenv("CHAOSRUN_NATIVE_CONNS")) // 0: the default
 			cpu0 := cpuTime()
 			if _, err := Run(context.Background(), Spec{Streams: []Stream{st}, Connections: conns}, Shard{}, out); err != nil {
-				t.Fatal(err)
+				b.Fatal(err)
 			}
 			cpu := cpuTime() - cpu0
 			sent, dropped := out.sentDropped()
-			t.Logf("rate %6.0f/s smart+zipf %-5v: sent %6.0f dropped %5.0f, %.1f µs CPU/request", rate, smart, sent, dropped, float64(cpu.Microseconds())/max(sent, 1))
+			b.Logf("rate %6.0f/s smart+zipf %-5v: sent %6.0f dropped %5.0f, %.1f µs CPU/request", rate, smart, sent, dropped, float64(cpu.Microseconds())/max(sent, 1))
 		}
 	}
 }
