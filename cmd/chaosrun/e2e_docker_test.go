@@ -79,8 +79,7 @@ func checkDockerStartup(t *testing.T, scenario string, r *record.Run) {
 // marked incomplete; SIGKILL cannot, and `chaosrun clean` removes what it
 // left.
 func TestReliabilityDockerInterruptAndKill(t *testing.T) {
-	skipShort(t)
-	t.Parallel() // judged on exit codes, messages and cleanup: with the other robust end-to-end runs, after the timing-sensitive ones
+	robustEndToEnd(t)
 	cli := requireDockerEngine(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {

@@ -104,8 +104,7 @@ func running(pid int) bool {
 // outcome: a clear message, a non-zero exit, a record marked incomplete, and
 // nothing left running or listening.
 func TestReliabilityHarnessSurvivesItsParts(t *testing.T) {
-	skipShort(t)
-	t.Parallel() // judged on exit codes, messages and cleanup: with the other robust end-to-end runs, after the timing-sensitive ones
+	robustEndToEnd(t)
 	cases := []struct {
 		name string
 		// victim is a command-line substring of the child to strike with

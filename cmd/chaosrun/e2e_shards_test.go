@@ -67,8 +67,7 @@ func shardsMerge(t *testing.T, on slowVault) {
 
 // TestReliabilityKilledShardFailsTheRun: a run never passes on part of its load.
 func TestReliabilityKilledShardFailsTheRun(t *testing.T) {
-	skipShort(t)
-	t.Parallel() // judged on exit codes, messages and cleanup: with the other robust end-to-end runs, after the timing-sensitive ones
+	robustEndToEnd(t)
 	outDir := t.TempDir()
 	bg := startChaosrun(t, append(append([]string{"run", "--quiet", "--load-shards", "2", "--out-dir", outDir}, shortRun...), nativeVault.file)...)
 	victim := waitForChild(t, bg.cmd.Process.Pid, "--shard 1/2", 5*time.Minute)

@@ -23,8 +23,7 @@ var briefRun = []string{
 // exit 130 — instead of killing the harness with nothing recorded.
 // About 2.5 s per signal on the native engine.
 func TestReliabilitySIGHUPTearsDown(t *testing.T) {
-	skipShort(t)
-	t.Parallel() // judged on exit codes, messages and cleanup: with the other robust end-to-end runs, after the timing-sensitive ones
+	robustEndToEnd(t)
 	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGQUIT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			outDir := t.TempDir()
@@ -58,8 +57,7 @@ func TestReliabilitySIGHUPTearsDown(t *testing.T) {
 // neither kill the harness (SIGPIPE) nor stop the run: it runs to its
 // end, tears down and writes its record. About 9 s on the native engine.
 func TestReliabilityBrokenOutputPipe(t *testing.T) {
-	skipShort(t)
-	t.Parallel() // judged on exit codes, messages and cleanup: with the other robust end-to-end runs, after the timing-sensitive ones
+	robustEndToEnd(t)
 	outDir := t.TempDir()
 	r, w, err := os.Pipe()
 	if err != nil {

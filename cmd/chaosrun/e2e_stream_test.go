@@ -145,8 +145,7 @@ func assertRunUnharmed(t *testing.T, bg *background, outDir string, refusal stri
 // was taken) and 1,000 with the run's own generated token. Two runs, about
 // 10 s each.
 func TestReliabilityResultsPortFlood(t *testing.T) {
-	skipShort(t)
-	t.Parallel() // judged on exit codes, messages and cleanup: with the other robust end-to-end runs, after the timing-sensitive ones
+	robustEndToEnd(t)
 	for _, tc := range []struct {
 		name  string
 		idle  int
@@ -214,8 +213,7 @@ func forged(start time.Time) string {
 // in and the run breached on a million made-up failed requests. One run,
 // about 10 s.
 func TestReliabilityForgedWindowRefused(t *testing.T) {
-	skipShort(t)
-	t.Parallel() // judged on exit codes, messages and cleanup: with the other robust end-to-end runs, after the timing-sensitive ones
+	robustEndToEnd(t)
 	t0 := time.Now()
 	bg, addr, outDir := abuseRun(t)
 	time.Sleep(3 * time.Second) // load runs
@@ -245,8 +243,7 @@ func TestReliabilityForgedWindowRefused(t *testing.T) {
 // was (before: from 33 to 266 MB), and the connections are refused and
 // recorded. One run, about 10 s.
 func TestReliabilityResultsLongLinesBounded(t *testing.T) {
-	skipShort(t)
-	t.Parallel() // judged on exit codes, messages and cleanup: with the other robust end-to-end runs, after the timing-sensitive ones
+	robustEndToEnd(t)
 	t0 := time.Now()
 	bg, addr, outDir := abuseRun(t)
 	time.Sleep(2 * time.Second)

@@ -166,6 +166,16 @@ func skipShort(t *testing.T) {
 	}
 }
 
+// robustEndToEnd is skipShort for an end-to-end test judged only on exit
+// codes, messages, records and cleanup, never on latency: it runs beside
+// the other such tests (t.Parallel), which Go starts once the serial
+// tests, the timing-sensitive A/B pairs among them, have ended.
+func robustEndToEnd(t *testing.T) {
+	t.Helper()
+	skipShort(t)
+	t.Parallel()
+}
+
 // TestSlowVaultBulkheadsAB runs the README's main job (native, with an
 // empty k6 cache: the default path builds no k6) on and off, and both ways
 // on k6, each with the short profile (19 s, the fault from 8 s for 8 s).
@@ -240,8 +250,7 @@ func TestSlowVaultBulkheadsAB(t *testing.T) {
 }
 
 func TestReliabilityInterruptedRunCleansUp(t *testing.T) {
-	skipShort(t)
-	t.Parallel() // judged on exit codes, messages and cleanup: with the other robust end-to-end runs, after the timing-sensitive ones
+	robustEndToEnd(t)
 	outDir := t.TempDir()
 	bg := startChaosrun(t, "run", "--quiet", "--out-dir", outDir, nativeVault.file)
 	// Ctrl-C mid-fault: 25 s after load started (the fault runs 20–40 s).

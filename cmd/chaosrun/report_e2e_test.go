@@ -36,8 +36,7 @@ func shortScenario(t *testing.T, dir, name string) {
 // the per-scenario and combined reports; then the same folder under a total
 // time bound that ends the first scenario.
 func TestRunFolderCombinedReport(t *testing.T) {
-	skipShort(t)
-	t.Parallel() // judged on its reports, a breach allowed: with the other robust end-to-end runs, after the timing-sensitive ones
+	robustEndToEnd(t)
 	dir := t.TempDir()
 	shortScenario(t, dir, "combo-a")
 	shortScenario(t, dir, "combo-b")
